@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+//
+// Vroom: room server + SFU. Module layout and dependency direction are in
+// ../shared/DESIGN.md ("Layers"): dependencies point down only.
+//
+//   VroomServer -> AdminAPI -> Signaling -> MediaIO -> SFU -> WebRTC -> SDP, Packets
+//                  Persistence -> Rooms                        WebRTC -> CSRTP, COpenSSL
+//   VroomClient -> WebRTC, SDP, Packets, Codecs -> CVPX, COpus
+import PackageDescription
+
+let package = Package(
+    name: "Vroom",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "vroom-server", targets: ["VroomServer"]),
+        .library(name: "VroomClient", targets: ["VroomClient"]),
+        .library(name: "Packets", targets: ["Packets"]),
+        .library(name: "SDP", targets: ["SDP"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // System libraries (Debian -dev packages, found through pkg-config).
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+
+        // Sans-I/O cores, bottom up.
+        .target(name: "Packets", dependencies: ["COpenSSL"]),
+        .target(name: "SDP"),
+        .target(name: "WebRTC", dependencies: ["Packets", "SDP", "CSRTP", "COpenSSL"]),
+        .target(name: "SFU", dependencies: ["Packets", "WebRTC"]),
+        .target(name: "Rooms"),
+
+        // I/O and control plane.
+        .target(name: "MediaIO", dependencies: [
+            "Rooms", "SFU", "WebRTC", "Packets",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Signaling", dependencies: ["Rooms", "MediaIO", "SDP"]),
+        .target(name: "Persistence", dependencies: ["Rooms"]),
+        .target(name: "AdminAPI", dependencies: ["Signaling", "Rooms", "Persistence"]),
+
+        // Media codecs and the client side.
+        .target(name: "Codecs", dependencies: ["CVPX", "COpus"]),
+        .target(name: "VroomClient", dependencies: ["WebRTC", "SDP", "Packets", "Codecs"]),
+        .target(name: "VroomTesting", dependencies: ["Packets"]),
+
+        .executableTarget(name: "VroomServer", dependencies: [
+            "AdminAPI", "Signaling", "MediaIO", "Rooms", "Persistence",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "PacketsTests", dependencies: ["Packets", "VroomTesting"]),
+        .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus"]),
+        .testTarget(name: "VroomServerTests", dependencies: ["MediaIO"]),
+    ]
+)

@@ -1,0 +1,46 @@
+#ifndef VROOM_COPENSSL_SHIM_H
+#define VROOM_COPENSSL_SHIM_H
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/x509.h>
+#include <openssl/rand.h>
+#include <openssl/bio.h>
+#include <openssl/crypto.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+#include <stdint.h>
+#include <string.h>
+
+// Swift does not import OpenSSL's function-like macros, variadic functions or
+// SSL_OP_* constants (they contain casts); these wrappers re-export the ones
+// Vroom uses. See ../shared/C-LIBRARIES.md.
+
+static inline long vroom_DTLS_set_link_mtu(SSL *ssl, long mtu) { return DTLS_set_link_mtu(ssl, mtu); }
+static inline long vroom_SSL_set_mtu(SSL *ssl, long mtu) { return SSL_set_mtu(ssl, mtu); }
+static inline long vroom_DTLSv1_get_timeout(SSL *ssl, struct timeval *tv) { return DTLSv1_get_timeout(ssl, tv); }
+static inline long vroom_DTLSv1_handle_timeout(SSL *ssl) { return DTLSv1_handle_timeout(ssl); }
+static inline long vroom_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return SSL_CTX_set_min_proto_version(ctx, version); }
+static inline long vroom_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list) { return SSL_CTX_set1_groups_list(ctx, list); }
+static inline long vroom_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+static inline long vroom_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) { return SSL_CTX_set_read_ahead(ctx, yes); }
+static inline long vroom_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
+static inline size_t vroom_BIO_pending(BIO *bio) { return BIO_pending(bio); }
+static inline long vroom_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+static inline uint64_t vroom_SSL_OP_NO_QUERY_MTU(void) { return SSL_OP_NO_QUERY_MTU; }
+static inline uint64_t vroom_SSL_OP_NO_TICKET(void) { return SSL_OP_NO_TICKET; }
+static inline EVP_PKEY *vroom_EVP_EC_gen_p256(void) { return EVP_EC_gen("P-256"); }
+static inline const char *vroom_openssl_version_text(void) { return OpenSSL_version(OPENSSL_VERSION); }
+
+/// One-shot HMAC-SHA1 (STUN MESSAGE-INTEGRITY). Writes 20 bytes to `out`;
+/// returns 1 on success. OpenSSL 3 allocates a MAC context inside HMAC(): fine
+/// for STUN (a few checks per second per peer), not for the RTP path.
+static inline int vroom_hmac_sha1(const void *key, size_t key_len,
+                                  const void *data, size_t data_len,
+                                  unsigned char out[20]) {
+    unsigned int out_len = 0;
+    return HMAC(EVP_sha1(), key, (int)key_len, (const unsigned char *)data, data_len, out, &out_len) != NULL
+        && out_len == 20;
+}
+#endif

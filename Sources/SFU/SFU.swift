@@ -1,0 +1,2 @@
+// SFU: the sans-I/O forwarding core (Router, Receiver, DownTrack).
+// Filled by the media-plane issue.

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MediaIO
+
+@main
+struct VroomServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vroom-server",
+        abstract: "Vroom room server and SFU.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server (the default).")
+
+    @Flag(help: "Development mode: loopback only, API key devkey / devsecret.")
+    var dev = false
+
+    @Option(help: "JSON config file (see deploy/vroom.json).")
+    var config: String?
+
+    @Option(help: "TCP port for HTTP: REST, signaling, demo page, /healthz.")
+    var httpPort: UInt16?
+
+    @Option(help: "UDP port of media worker 0 (worker k uses port+k); 0 picks free ports.")
+    var rtcPort: UInt16?
+
+    @Option(help: "Number of media workers (threads and UDP ports).")
+    var rtcWorkers: Int?
+
+    @Option(help: "Address to put in ICE candidates (repeatable).")
+    var announceIP: [String] = []
+
+    @Option(help: "API key (also VROOM_API_KEY).")
+    var apiKey: String?
+
+    @Option(help: "API secret (also VROOM_API_SECRET).")
+    var apiSecret: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+
+    func resolvedConfiguration() throws -> ServerConfiguration {
+        var c = try config.map(ServerConfiguration.load(path:)) ?? ServerConfiguration()
+        let env = ProcessInfo.processInfo.environment
+        if let key = env["VROOM_API_KEY"] { c.apiKey = key }
+        if let secret = env["VROOM_API_SECRET"] { c.apiSecret = secret }
+        if dev { c.dev = true }
+        if let httpPort { c.http.port = httpPort }
+        if let rtcPort { c.rtc.port = rtcPort }
+        if let rtcWorkers { c.rtc.workers = rtcWorkers }
+        if !announceIP.isEmpty { c.rtc.announceIPs = announceIP }
+        if let apiKey { c.apiKey = apiKey }
+        if let apiSecret { c.apiSecret = apiSecret }
+        if let logLevel { c.logLevel = logLevel }
+        if c.dev {
+            c.http.address = "127.0.0.1"
+            c.rtc.address = "127.0.0.1"
+            if c.rtc.announceIPs.isEmpty { c.rtc.announceIPs = ["127.0.0.1"] }
+            if c.apiKey == nil { c.apiKey = "devkey" }
+            if c.apiSecret == nil { c.apiSecret = "devsecret" }
+        }
+        guard c.rtc.workers >= 1 else { throw ValidationError("--rtc-workers must be at least 1") }
+        guard c.apiKey != nil, c.apiSecret != nil else {
+            throw ValidationError("an API key and secret are required (--api-key/--api-secret, VROOM_API_KEY/VROOM_API_SECRET), or use --dev")
+        }
+        return c
+    }
+
+    func run() throws {
+        let configuration = try resolvedConfiguration()
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "vroom.server")
+        if configuration.dev {
+            logger.warning("DEVELOPMENT MODE: listening on 127.0.0.1 only, API key 'devkey', secret 'devsecret'. Never use --dev in production.")
+        }
+        let media = try MediaListener(
+            address: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers)
+        media.start(logger: Logger(label: "vroom.media"))
+        logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ","))")
+
+        let http = try HealthEndpoint(address: configuration.http.address, port: configuration.http.port, rtcPorts: media.ports)
+        logger.info("http: listening on \(configuration.http.address):\(http.port) (GET /healthz)")
+        http.serve(logger: Logger(label: "vroom.http"))
+    }
+}

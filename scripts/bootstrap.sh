@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine to build, run and test Vroom. Idempotent: a
+# second run installs nothing and exits quickly.
+#
+# The Swift 6.3 toolchain and the mirror of Swift packages come with the
+# machine image (/opt/swift, /opt/swift-packages); this script checks for them
+# but cannot install them.
+set -euo pipefail
+
+# Every Debian package the build and the tests need.
+#   build:  the C libraries behind CSRTP, COpenSSL, CVPX, COpus, and pkg-config
+#   tests:  python3-venv (aiortc, schemathesis), chromium (interop, SDP fixture
+#           capture), sqlite3 (inspecting the history store), clang runtime for
+#           LeakSanitizer, iproute2 (network namespaces for interop tests)
+PACKAGES=(
+  pkg-config
+  libsrtp2-dev libssl-dev libvpx-dev libopus-dev
+  python3-venv python3-pip
+  chromium
+  sqlite3 libsqlite3-dev
+  iproute2
+)
+
+log() { printf '[bootstrap] %s\n' "$*"; }
+
+if ! command -v swift >/dev/null 2>&1; then
+  for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+    [ -x "$dir/swift" ] && export PATH="$dir:$PATH" && break
+  done
+fi
+if ! command -v swift >/dev/null 2>&1; then
+  echo "bootstrap: no Swift toolchain found. Vroom needs Swift 6.3 (it ships with the" >&2
+  echo "machine image at /opt/swift). Install it from swift.org and put it on PATH." >&2
+  exit 1
+fi
+version=$(swift --version 2>&1 | sed -n 's/.*Swift version \([0-9]*\.[0-9]*\).*/\1/p' | head -n1)
+case "$version" in
+  6.[3-9]*|[7-9].*) log "Swift $version found at $(command -v swift)" ;;
+  *) echo "bootstrap: Swift $version found, Vroom needs 6.3 or later." >&2; exit 1 ;;
+esac
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  log "all Debian packages present"
+fi
+
+for lib in openssl libsrtp2 vpx opus; do
+  pkg-config --exists "$lib" || { echo "bootstrap: pkg-config cannot find $lib" >&2; exit 1; }
+done
+log "ready"
