@@ -8,14 +8,13 @@ struct VroomServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vroom-server",
         abstract: "Vroom room server and SFU.",
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, CheckConfig.self],
         defaultSubcommand: Serve.self
     )
 }
 
-struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the server (the default).")
-
+/// The settings every subcommand that starts or checks a server shares.
+struct ServerOptions: ParsableArguments {
     @Flag(help: "Development mode: loopback only, API key devkey / devsecret.")
     var dev = false
 
@@ -69,9 +68,33 @@ struct Serve: ParsableCommand {
         }
         return c
     }
+}
+
+/// Loads and validates the configuration as `serve` would, prints it (secret
+/// masked) and exits: for deploy scripts and the sample config's test.
+struct CheckConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config", abstract: "Validate the configuration and print it.")
+
+    @OptionGroup var options: ServerOptions
 
     func run() throws {
-        let configuration = try resolvedConfiguration()
+        var c = try options.resolvedConfiguration()
+        c.apiSecret = c.apiSecret.map { _ in "********" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(c), as: UTF8.self))
+    }
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server (the default).")
+
+    @OptionGroup var options: ServerOptions
+
+    func run() throws {
+        let configuration = try options.resolvedConfiguration()
+        installTerminationHandlers()
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -91,4 +114,24 @@ struct Serve: ParsableCommand {
         logger.info("http: listening on \(configuration.http.address):\(http.port) (GET /healthz)")
         http.serve(logger: Logger(label: "vroom.http"))
     }
+}
+
+/// SIGTERM (systemd, docker stop) and SIGINT end the process with status 0.
+/// A parent may spawn us with these signals blocked (Foundation's Process
+/// inherits its thread's mask), so unblock them first. Until the control plane
+/// has state worth draining there is nothing to flush: the handler only writes
+/// one line, with async-signal-safe calls.
+func installTerminationHandlers() {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGTERM)
+    sigaddset(&signals, SIGINT)
+    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    let handler: @convention(c) (Int32) -> Void = { _ in
+        let message = "vroom-server: terminating on signal\n"
+        _ = message.withCString { write(2, $0, strlen($0)) }
+        _exit(0)
+    }
+    signal(SIGTERM, handler)
+    signal(SIGINT, handler)
 }
