@@ -35,8 +35,8 @@
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 /// ```
 ///
-/// In both forms a 0 byte between elements is padding (libwebrtc skips it
-/// whatever its length nibble says, and so do we).
+/// In both forms ID 0 is padding: one byte, skipped (in the one-byte form
+/// whatever its length nibble says, as libwebrtc does).
 public enum RTPHeaderExtensionForm: Equatable, Hashable, Sendable {
     /// Profile 0xBEDE: IDs 1-14, values 1-16 bytes.
     case oneByte
@@ -118,7 +118,9 @@ public struct RTPHeaderExtensions: Sequence {
             // cost nothing extra and keep the iterator safe on its own.
             while offset < end {
                 let first = data[offset]
-                if first == 0 {
+                // ID 0 is padding; libwebrtc skips one byte whatever a
+                // one-byte header's length nibble says, and so do we.
+                if first == 0 || (form == .oneByte && first >> 4 == 0) {
                     offset &+= 1
                     continue
                 }

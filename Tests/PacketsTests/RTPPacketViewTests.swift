@@ -230,6 +230,25 @@ import VroomTesting
         }
     }
 
+    @Test func oneByteIDZeroIsOneByteOfPaddingWhateverItsLength() {
+        // 0x04 is ID 0 with L=4: padding, one byte, as libwebrtc reads it
+        // (found by RTPPacketFuzz: read as an element it gave an ID 0 that
+        // RTPHeader cannot write back).
+        let bytes: [UInt8] = [
+            0x90, 0x60, 0x00, 0x07, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x09,
+            0xBE, 0xDE, 0x00, 0x03,
+            0x10, 0xAA, 0x21, 0xBB, 0xBB, 0x00, 0x04, 0x33, 0xCC, 0xCC, 0xCC, 0xCC,
+            0x42,
+        ]
+        withView(bytes) { view in
+            #expect(
+                elements(view) == [
+                    .init(id: 1, value: [0xAA]), .init(id: 2, value: [0xBB, 0xBB]),
+                    .init(id: 3, value: [0xCC, 0xCC, 0xCC, 0xCC]),
+                ])
+        }
+    }
+
     @Test func unknownProfileIsCarriedButNotRead() {
         let bytes: [UInt8] = [
             0x90, 0x60, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3,
