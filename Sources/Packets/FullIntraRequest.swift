@@ -20,7 +20,7 @@
 /// request (a repeat of the same request keeps it).
 public struct FullIntraRequestView {
     /// FMT 4 of PSFB.
-    public static let format: UInt8 = 4
+    @inlinable public static var format: UInt8 { 4 }
 
     /// Header and body, padding excluded.
     public let bytes: UnsafeRawBufferPointer
@@ -102,7 +102,7 @@ public struct FullIntraRequest: Equatable, Hashable, Sendable, RTCPPacketWriter 
     }
 
     /// The size of a FIR with one entry: 20 bytes.
-    public static let singleEntrySize = 20
+    @inlinable public static var singleEntrySize: Int { 20 }
 
     @inlinable public var encodedSize: Int { 12 + 8 * entries.count }
 

@@ -19,7 +19,7 @@
 /// says PID + i + 1 is lost too, so one pair covers 17 packets.
 public struct GenericNACKView {
     /// FMT 1 of RTPFB.
-    public static let format: UInt8 = 1
+    @inlinable public static var format: UInt8 { 1 }
 
     /// Header and body, padding excluded.
     public let bytes: UnsafeRawBufferPointer

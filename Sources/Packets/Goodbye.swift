@@ -41,7 +41,7 @@ public struct GoodbyeView {
     /// SC: the number of sources.
     @inlinable public var sourceCount: Int { Int(bytes.u8(0) & 0x1F) }
     /// The SSRC/CSRCs leaving.
-    @inlinable public var sources: SSRCList { SSRCList(bytes: bytes, offset: rtcpHeaderSize, count: sourceCount) }
+    @inlinable public var sources: RTCPSSRCList { RTCPSSRCList(bytes: bytes, offset: rtcpHeaderSize, count: sourceCount) }
     /// The reason for leaving (UTF-8 by the RFC, not checked), or nil when
     /// the packet ends after the sources.
     @inlinable public var reason: UnsafeRawBufferPointer? {
@@ -54,7 +54,7 @@ public struct GoodbyeView {
 
 /// A list of 32-bit SSRCs over a packet's bytes (BYE sources, REMB
 /// feedback SSRCs).
-public struct SSRCList: RandomAccessCollection {
+public struct RTCPSSRCList: RandomAccessCollection {
     @usableFromInline let bytes: UnsafeRawBufferPointer
     @usableFromInline let offset: Int
     public let count: Int
@@ -99,7 +99,7 @@ public struct Goodbye: Equatable, Hashable, Sendable, RTCPPacketWriter {
     @inlinable public var encodedSize: Int {
         let size = rtcpHeaderSize + 4 * sources.count
         guard let reason else { return size }
-        return size + (1 + reason.count + 3) & ~3
+        return size + ((1 + reason.count + 3) & ~3)
     }
 
     @inlinable
@@ -117,10 +117,8 @@ public struct Goodbye: Equatable, Hashable, Sendable, RTCPPacketWriter {
         if let reason {
             buffer.setU8(UInt8(reason.count), at: offset)
             offset += 1
-            for byte in reason {
-                buffer.setU8(byte, at: offset)
-                offset += 1
-            }
+            UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + reason.count)]).copyBytes(from: reason)
+            offset += reason.count
             while offset < size {
                 buffer.setU8(0, at: offset)
                 offset += 1

@@ -14,7 +14,7 @@
 /// ```
 public struct PictureLossIndicationView {
     /// FMT 1 of PSFB.
-    public static let format: UInt8 = 1
+    @inlinable public static var format: UInt8 { 1 }
 
     /// Header and body, padding excluded.
     public let bytes: UnsafeRawBufferPointer

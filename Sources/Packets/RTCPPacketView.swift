@@ -19,19 +19,19 @@
 /// RTCP packet type numbers (RFC 3550 section 12.1, RFC 4585 section 6.1).
 public enum RTCPPacketType {
     /// SR, RFC 3550 section 6.4.1.
-    public static let senderReport: UInt8 = 200
+    @inlinable public static var senderReport: UInt8 { 200 }
     /// RR, RFC 3550 section 6.4.2.
-    public static let receiverReport: UInt8 = 201
+    @inlinable public static var receiverReport: UInt8 { 201 }
     /// SDES, RFC 3550 section 6.5.
-    public static let sourceDescription: UInt8 = 202
+    @inlinable public static var sourceDescription: UInt8 { 202 }
     /// BYE, RFC 3550 section 6.6.
-    public static let goodbye: UInt8 = 203
+    @inlinable public static var goodbye: UInt8 { 203 }
     /// APP, RFC 3550 section 6.7.
-    public static let applicationDefined: UInt8 = 204
+    @inlinable public static var applicationDefined: UInt8 { 204 }
     /// RTPFB: transport-layer feedback (generic NACK, transport-cc), RFC 4585.
-    public static let transportFeedback: UInt8 = 205
+    @inlinable public static var transportFeedback: UInt8 { 205 }
     /// PSFB: payload-specific feedback (PLI, FIR, REMB), RFC 4585.
-    public static let payloadFeedback: UInt8 = 206
+    @inlinable public static var payloadFeedback: UInt8 { 206 }
 }
 
 /// The size of the common header, in bytes.

@@ -24,9 +24,9 @@
 /// 18-bit mantissa).
 public struct ReceiverEstimatedMaxBitrateView {
     /// FMT 15 of PSFB (application-layer feedback).
-    public static let format: UInt8 = 15
+    @inlinable public static var format: UInt8 { 15 }
     /// "REMB" in ASCII.
-    public static let identifier: UInt32 = 0x5245_4D42
+    @inlinable public static var identifier: UInt32 { 0x5245_4D42 }
 
     /// Header and body, padding excluded.
     public let bytes: UnsafeRawBufferPointer
@@ -76,7 +76,7 @@ public struct ReceiverEstimatedMaxBitrateView {
         return mantissa << exponent
     }
     /// The SSRCs the estimate applies to.
-    @inlinable public var ssrcs: SSRCList { SSRCList(bytes: bytes, offset: 20, count: Int(bytes.u8(16))) }
+    @inlinable public var ssrcs: RTCPSSRCList { RTCPSSRCList(bytes: bytes, offset: 20, count: Int(bytes.u8(16))) }
 }
 
 /// A REMB to write. For the usual one-SSRC estimate on the packet path, use

@@ -152,7 +152,7 @@ public struct ReceptionReport: Equatable, Hashable, Sendable {
     }
 
     /// 24 bytes.
-    public static let encodedSize = 24
+    @inlinable public static var encodedSize: Int { 24 }
 
     /// Writes the 24-byte block; the buffer is known to hold it.
     @inlinable

@@ -77,15 +77,15 @@ func sdesChunkEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
 
 /// SDES item types (RFC 3550 section 12.2).
 public enum SDESItemType {
-    public static let end: UInt8 = 0
-    public static let cname: UInt8 = 1
-    public static let name: UInt8 = 2
-    public static let email: UInt8 = 3
-    public static let phone: UInt8 = 4
-    public static let location: UInt8 = 5
-    public static let tool: UInt8 = 6
-    public static let note: UInt8 = 7
-    public static let priv: UInt8 = 8
+    @inlinable public static var end: UInt8 { 0 }
+    @inlinable public static var cname: UInt8 { 1 }
+    @inlinable public static var name: UInt8 { 2 }
+    @inlinable public static var email: UInt8 { 3 }
+    @inlinable public static var phone: UInt8 { 4 }
+    @inlinable public static var location: UInt8 { 5 }
+    @inlinable public static var tool: UInt8 { 6 }
+    @inlinable public static var note: UInt8 { 7 }
+    @inlinable public static var priv: UInt8 { 8 }
 }
 
 /// The chunks of an SDES packet.
@@ -266,10 +266,9 @@ public struct SourceDescription: Equatable, Hashable, Sendable, RTCPPacketWriter
                 buffer.setU8(item.type, at: offset)
                 buffer.setU8(UInt8(item.text.count), at: offset + 1)
                 offset += 2
-                for byte in item.text {
-                    buffer.setU8(byte, at: offset)
-                    offset += 1
-                }
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + item.text.count)])
+                    .copyBytes(from: item.text)
+                offset += item.text.count
             }
             // The null item type and the alignment octets.
             while offset < end {

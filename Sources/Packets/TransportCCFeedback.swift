@@ -45,7 +45,7 @@
 /// anything after the last delta is ignored.
 public struct TransportCCFeedbackView {
     /// FMT 15 of RTPFB.
-    public static let format: UInt8 = 15
+    @inlinable public static var format: UInt8 { 15 }
 
     /// Header and body, padding (from the P bit) excluded.
     public let bytes: UnsafeRawBufferPointer
