@@ -250,6 +250,20 @@ public struct RTCPCompoundWriter {
         _count += try packet.write(to: rest)
     }
 
+    /// Appends what `write` writes at the end so far (it gets the rest of
+    /// the buffer and returns the bytes written): for the array-free static
+    /// writers, e.g. `FullIntraRequest.write(senderSSRC:entry:to:)`. The
+    /// closure is non-escaping, so this allocates nothing either.
+    @inlinable
+    public mutating func append(
+        _ write: (UnsafeMutableRawBufferPointer) throws(PacketError) -> Int
+    ) throws(PacketError) {
+        let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[_count...])
+        let written = try write(rest)
+        guard written >= 0, written <= rest.count else { throw .bufferTooSmall }
+        _count += written
+    }
+
     /// The bytes written so far.
     @inlinable
     public var written: UnsafeRawBufferPointer {

@@ -99,6 +99,24 @@ import VroomTesting
         #expect(Array(buffer[..<count]) == Self.srSdesBye)
     }
 
+    @Test func compoundWriterTakesTheArrayFreeWriters() throws {
+        var buffer = [UInt8](repeating: 0xEE, count: 100)
+        let count = try buffer.withUnsafeMutableBytes { raw in
+            var writer = RTCPCompoundWriter(buffer: raw)
+            try writer.append(PictureLossIndication(senderSSRC: SSRC(1), mediaSSRC: SSRC(0xDEAD_BEEF)))
+            try writer.append { out throws(PacketError) in
+                try FullIntraRequest.write(
+                    senderSSRC: SSRC(1), entry: FIREntry(ssrc: SSRC(0xDEAD_BEEF), sequenceNumber: 7), to: out)
+            }
+            try writer.append { out throws(PacketError) in
+                try ReceiverEstimatedMaxBitrate.write(
+                    senderSSRC: SSRC(1), bitrate: 1_000_000, ssrc: SSRC(0x1234_5678), to: out)
+            }
+            return writer.count
+        }
+        #expect(Array(buffer[..<count]) == RTCPFeedbackTests.pli + RTCPFeedbackTests.fir + RTCPFeedbackTests.remb)
+    }
+
     @Test func compoundWriterRefusesAPacketThatDoesNotFitAndKeepsTheRest() throws {
         var buffer = [UInt8](repeating: 0, count: 20)
         try buffer.withUnsafeMutableBytes { raw in
