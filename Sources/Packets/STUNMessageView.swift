@@ -54,6 +54,11 @@ public struct STUNMessageView {
     /// RFC 5389 section 15.5: CRC-32 XOR this, "STUN" in ASCII.
     public static let fingerprintXOR: UInt32 = 0x5354_554E
 
+    /// Validates `bytes` as one whole STUN message. Throws `.truncated`
+    /// (under 20 bytes, or a length field past the end), `.invalidType` (top
+    /// two bits set: not STUN, RFC 7983), `.invalidLength` (length field not
+    /// a multiple of 4 or short of the end), `.invalidMagicCookie`, or
+    /// `.invalidField` (an attribute with its padding overruns the message).
     @inlinable
     public init(validating bytes: UnsafeRawBufferPointer) throws(PacketError) {
         guard bytes.count >= STUNMessageView.headerSize else { throw .truncated }
