@@ -23,8 +23,9 @@ public struct SDPFingerprint: Equatable, Hashable, Sendable {
     public var digest: [UInt8]? {
         var bytes: [UInt8] = []
         for pair in Substring(value).sdpSplit(UInt8(ascii: ":")) {
-            guard pair.utf8.count == 2, let byte = UInt8(pair, radix: 16) else { return nil }
-            bytes.append(byte)
+            guard pair.utf8.count == 2, let high = hexValue(pair.utf8.first), let low = hexValue(pair.utf8.last)
+            else { return nil }
+            bytes.append(high << 4 | low)
         }
         return bytes
     }
@@ -38,4 +39,13 @@ public struct SDPFingerprint: Equatable, Hashable, Sendable {
 
     /// The text after `a=fingerprint:`.
     public var text: String { "\(hashFunction) \(value)" }
+}
+
+private func hexValue(_ byte: UInt8?) -> UInt8? {
+    switch byte {
+    case .some(let b) where b >= 0x30 && b <= 0x39: b &- 0x30
+    case .some(let b) where b >= 0x41 && b <= 0x46: b &- 0x41 &+ 10
+    case .some(let b) where b >= 0x61 && b <= 0x66: b &- 0x61 &+ 10
+    default: nil
+    }
 }
