@@ -57,7 +57,8 @@ public struct SDPCandidate: Equatable, Hashable, Sendable {
 
     init(parsing value: Substring) throws(SDPError) {
         let fail = SDPError(line: 0, "bad candidate attribute: expected '<foundation> <component> <transport> <priority> <address> <port> typ <type> ...'")
-        guard let fields = sdpTokens(value), fields.count >= 8, sdpSameBytes(fields[6], "typ"),
+        let fields = sdpFields(value)
+        guard fields.count >= 8, sdpSameBytes(fields[6], "typ"),
               let component = sdpDecimal(fields[1], as: UInt16.self),
               let priority = sdpDecimal(fields[3], as: UInt32.self),
               let port = sdpDecimal(fields[5], as: UInt16.self)

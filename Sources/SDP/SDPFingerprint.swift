@@ -31,7 +31,8 @@ public struct SDPFingerprint: Equatable, Hashable, Sendable {
     }
 
     init(parsing text: Substring) throws(SDPError) {
-        guard let fields = sdpTokens(text), fields.count == 2 else {
+        let fields = sdpFields(text)
+        guard fields.count == 2 else {
             throw SDPError(line: 0, "bad fingerprint attribute: expected '<hash function> <hex>'")
         }
         self.init(hashFunction: String(fields[0]), value: String(fields[1]))

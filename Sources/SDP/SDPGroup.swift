@@ -15,7 +15,7 @@ public struct SDPGroup: Equatable, Hashable, Sendable {
     public var isBundle: Bool { semantics == "BUNDLE" }
 
     init(parsing value: Substring) throws(SDPError) {
-        let fields = value.sdpSplit(0x20)
+        let fields = sdpFields(value)
         guard let semantics = fields.first, !semantics.isEmpty else {
             throw SDPError(line: 0, "bad group attribute: no semantics")
         }

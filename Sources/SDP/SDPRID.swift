@@ -18,7 +18,7 @@ public struct SDPRID: Equatable, Hashable, Sendable {
     }
 
     init(parsing value: Substring) throws(SDPError) {
-        let fields = value.sdpSplit(0x20)
+        let fields = sdpFields(value)
         guard fields.count == 2 || fields.count == 3, !fields[0].isEmpty,
               let direction = Direction(rawValue: String(fields[1]))
         else { throw SDPError(line: 0, "bad rid attribute: expected '<id> send|recv [<restrictions>]'") }

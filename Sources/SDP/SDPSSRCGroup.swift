@@ -11,7 +11,7 @@ public struct SDPSSRCGroup: Equatable, Hashable, Sendable {
     }
 
     init(parsing value: Substring) throws(SDPError) {
-        let fields = value.sdpSplit(0x20)
+        let fields = sdpFields(value)
         guard let semantics = fields.first, !semantics.isEmpty else {
             throw SDPError(line: 0, "bad ssrc-group attribute: no semantics")
         }

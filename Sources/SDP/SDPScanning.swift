@@ -71,6 +71,14 @@ func sdpTokens(_ text: Substring) -> [Substring]? {
     return tokens
 }
 
+/// Space-separated fields, skipping empty ones. Typed attribute parsers use
+/// this: an odd spacing still parses, and the exact-text check then keeps the
+/// line as `.other` instead of refusing it.
+@usableFromInline
+func sdpFields(_ text: Substring) -> [Substring] {
+    text.sdpSplit(0x20).filter { !$0.isEmpty }
+}
+
 extension SDPError {
     /// The same error, pinned to a line when it was raised without one.
     func at(line: Int) -> SDPError {

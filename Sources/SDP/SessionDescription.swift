@@ -232,6 +232,7 @@ struct SDPLineParser {
         guard let version else { throw SDPError(line: lineCount == 0 ? 0 : 1, "missing v= line: empty description") }
         guard let origin else { throw SDPError(line: 0, "missing o= line") }
         guard let sessionName else { throw SDPError(line: 0, "missing s= line") }
+        guard !timings.isEmpty else { throw SDPError(line: 0, "missing t= line") }
         return SessionDescription(
             version: version, origin: origin, sessionName: sessionName, information: information, uri: uri,
             emails: emails, phones: phones, connection: connection, bandwidths: bandwidths, timings: timings,
