@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs every test of Vroom, in order, and stops at the first failing stage:
+#   1. build      debug build of every target and test, which must print no warning
+#   2. capture    fresh SDP from this machine's Chromium and aiortc (for stage 3)
+#   3. unit       swift test: unit, property, robustness and process tests
+#   4. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config)
+#   5. fuzz       every libFuzzer target for $VROOM_FUZZ_SECONDS (default 30) s
+#   6. bench      release benchmarks; packet-path malloc budgets (0 per packet)
+# Needs what scripts/bootstrap.sh installs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+
+fuzz_seconds="${VROOM_FUZZ_SECONDS:-30}"
+passed=0
+started=$(date +%s)
+stage() { printf '\n==== %s: %s ====\n' "$1" "$2"; }
+done_stage() { passed=$((passed + 1)); printf '==== %s passed (%ss elapsed) ====\n' "$1" "$(( $(date +%s) - started ))"; }
+fail() { printf '\n==== %s FAILED ====\n%s passed, 1 failed\n' "$1" "$passed"; exit 1; }
+
+stage build "swift build --build-tests (warnings are errors)"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! swift build --build-tests >"$log" 2>&1; then
+  grep -E 'error:' "$log" || tail -n 40 "$log"
+  fail build
+fi
+grep -E '^Build' "$log" || true
+if grep -E 'warning:' "$log" | grep -v '/.build/checkouts/' | grep -q .; then
+  grep -E 'warning:' "$log" | grep -v '/.build/checkouts/' | sort -u
+  fail build
+fi
+done_stage build
+
+stage capture "scripts/capture-sdp-fixtures.sh into a temporary folder"
+capture_dir=$(mktemp -d)
+scripts/capture-sdp-fixtures.sh "$capture_dir" || fail capture
+export VROOM_SDP_CAPTURE_DIR="$capture_dir"
+done_stage capture
+
+stage unit "swift test"
+unit_log=$(mktemp)
+unit_status=0
+swift test >"$unit_log" 2>&1 || unit_status=$?
+grep -vE '^\[[0-9]+/[0-9]+\]|Executed 0 tests|^Test Suite|^\s*$' "$unit_log" || true
+[ "$unit_status" -eq 0 ] || fail unit
+tests=$(sed -n 's/.*Test run with \([0-9]*\) tests.*/\1/p' "$unit_log" | tail -n1)
+rm -f "$unit_log"
+[ -n "$tests" ] && [ "$tests" -gt 0 ] || { echo "no tests ran"; fail unit; }
+done_stage unit
+
+stage deploy "scripts/check-deploy.sh"
+scripts/check-deploy.sh || fail deploy
+done_stage deploy
+
+stage fuzz "scripts/fuzz.sh --seconds $fuzz_seconds"
+scripts/fuzz.sh --seconds "$fuzz_seconds" || fail fuzz
+done_stage fuzz
+
+stage bench "scripts/bench.sh"
+scripts/bench.sh || fail bench
+done_stage bench
+
+printf '\nvroom: all %s stages passed in %ss (swift test: %s tests; fuzz: every target clean; bench: budgets met)\n' \
+  "$passed" "$(( $(date +%s) - started ))" "$tests"
+printf 'tests: %s passed, 0 failed\n' "$tests"
