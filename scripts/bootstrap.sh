@@ -10,8 +10,10 @@ set -euo pipefail
 # Every Debian package the build and the tests need.
 #   build:  the C libraries behind CSRTP, COpenSSL, CVPX, COpus, and pkg-config
 #   tests:  python3-venv (aiortc, schemathesis), chromium (interop, SDP fixture
-#           capture), sqlite3 (inspecting the history store), clang runtime for
-#           LeakSanitizer, iproute2 (network namespaces for interop tests)
+#           capture), sqlite3 (the history store), iproute2 (network
+#           namespaces for interop tests), binutils (readelf, for
+#           scripts/check-deploy.sh). The fuzzers use the Swift toolchain's
+#           own libFuzzer and AddressSanitizer runtimes.
 PACKAGES=(
   pkg-config
   libsrtp2-dev libssl-dev libvpx-dev libopus-dev
@@ -19,6 +21,7 @@ PACKAGES=(
   chromium
   sqlite3 libsqlite3-dev
   iproute2
+  binutils
 )
 
 log() { printf '[bootstrap] %s\n' "$*"; }
