@@ -8,7 +8,7 @@
 #
 # A target is Fuzz/<Name>.swift with a first line "// fuzz-module: <Module>";
 # it is compiled together with Sources/<Module>/*.swift into one module, so
-# the harness reaches internal API too. Seeds: Fuzz/Corpus/<Name>/.
+# the harness reaches internal API too (no `import <Module>`). Seeds: Fuzz/Corpus/<Name>/.
 # Regressions: every file in Fuzz/Regressions/<Name>/ is replayed first; keep
 # each crashing input found later there (the script prints how).
 set -euo pipefail
@@ -29,21 +29,61 @@ fi
 
 out=.build-fuzz
 mkdir -p "$out/bin" "$out/corpus" fuzz-artifacts
-failed=()
+
+module_of() { sed -n '1s#^// fuzz-module: *\([A-Za-z]*\).*#\1#p' "Fuzz/$1.swift"; }
+
+# One binary per module holds every harness of that module, so the module's
+# sources are compiled (with ASan and coverage) once, not once per target.
+# Each harness's LLVMFuzzerTestOneInput is renamed vroom_fuzz_<Name>; a
+# generated entry point calls the one named by $VROOM_FUZZ_TARGET.
+modules=()
 for name in "${targets[@]}"; do
-  src="Fuzz/$name.swift"
-  [ -f "$src" ] || { echo "fuzz: no target $src" >&2; exit 2; }
-  module=$(sed -n '1s#^// fuzz-module: *\([A-Za-z]*\).*#\1#p' "$src")
-  [ -n "$module" ] || { echo "fuzz: $src must start with '// fuzz-module: <Module>'" >&2; exit 2; }
+  [ -f "Fuzz/$name.swift" ] || { echo "fuzz: no target Fuzz/$name.swift" >&2; exit 2; }
+  module=$(module_of "$name")
+  [ -n "$module" ] || { echo "fuzz: Fuzz/$name.swift must start with '// fuzz-module: <Module>'" >&2; exit 2; }
+  [[ " ${modules[*]} " == *" $module "* ]] || modules+=("$module")
+done
+for module in "${modules[@]}"; do
+  gen="$out/src/$module"
+  rm -rf "$gen" && mkdir -p "$gen"
+  for f in Fuzz/*.swift; do
+    name=$(basename "$f" .swift)
+    [ "$(module_of "$name")" = "$module" ] || continue
+    sed "s/@_cdecl(\"LLVMFuzzerTestOneInput\")/@_cdecl(\"vroom_fuzz_$name\")/" "$f" >"$gen/$name.swift"
+  done
+  cat >"$gen/FuzzEntryPoint.swift" <<'SWIFT'
+import Glibc
+
+typealias FuzzTarget = @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+
+/// The harness named by VROOM_FUZZ_TARGET, found among this binary's exported symbols.
+nonisolated(unsafe) let selectedFuzzTarget: FuzzTarget = {
+    guard let name = getenv("VROOM_FUZZ_TARGET"), let symbol = dlsym(nil, "vroom_fuzz_" + String(cString: name)) else {
+        fatalError("set VROOM_FUZZ_TARGET to a harness of this binary")
+    }
+    return unsafeBitCast(symbol, to: FuzzTarget.self)
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzEntryPoint(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    selectedFuzzTarget(data, size)
+}
+SWIFT
   extra=()
   [ "$module" = "Packets" ] && extra=(-I Sources/COpenSSL -lssl -lcrypto)
-  echo "fuzz: building $name ($module)"
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "${name}Module" \
-    -use-ld=lld "${extra[@]}" "Sources/$module"/*.swift "$src" -o "$out/bin/$name"
+  echo "fuzz: building the $module harnesses"
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "${module}Fuzz" \
+    -use-ld=lld -Xlinker --export-dynamic "${extra[@]}" "Sources/$module"/*.swift "$gen"/*.swift \
+    -o "$out/bin/$module"
+done
 
+failed=()
+for name in "${targets[@]}"; do
+  binary="$out/bin/$(module_of "$name")"
+  export VROOM_FUZZ_TARGET="$name"
   if [ -d "Fuzz/Regressions/$name" ] && [ -n "$(ls -A "Fuzz/Regressions/$name")" ]; then
     echo "fuzz: replaying $(ls "Fuzz/Regressions/$name" | wc -l) regression input(s) for $name"
-    if ! "$out/bin/$name" "Fuzz/Regressions/$name"/* >"$out/$name.regressions.log" 2>&1; then
+    if ! "$binary" "Fuzz/Regressions/$name"/* >"$out/$name.regressions.log" 2>&1; then
       tail -n 40 "$out/$name.regressions.log"
       failed+=("$name (regression)")
       continue
@@ -55,7 +95,7 @@ for name in "${targets[@]}"; do
   seeds=()
   [ -d "Fuzz/Corpus/$name" ] && seeds=("Fuzz/Corpus/$name")
   echo "fuzz: running $name for ${seconds}s"
-  if "$out/bin/$name" -max_total_time="$seconds" -max_len=8192 -timeout=10 -print_final_stats=1 \
+  if "$binary" -max_total_time="$seconds" -max_len=8192 -timeout=10 -print_final_stats=1 \
        -artifact_prefix="fuzz-artifacts/$name-" "$corpus" "${seeds[@]}" >"$out/$name.log" 2>&1; then
     grep -E "^(stat::number_of_executed_units|Done)" "$out/$name.log" | tr '\n' ' '; echo
   else
