@@ -243,11 +243,16 @@ public struct RTCPCompoundWriter {
 
     /// Appends one packet; on `.bufferTooSmall` nothing is appended.
     /// Generic, not existential, so the call is specialized and allocates
-    /// nothing.
+    /// nothing. A writer that claims more bytes than the rest of the buffer
+    /// (a bug in a conforming type outside this module) is refused with
+    /// `.bufferTooSmall` rather than trusted: `count` must never pass
+    /// `buffer.count`, or `written` and the next append would trap.
     @inlinable
     public mutating func append(_ packet: some RTCPPacketWriter) throws(PacketError) {
         let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[_count...])
-        _count += try packet.write(to: rest)
+        let written = try packet.write(to: rest)
+        guard written >= 0, written <= rest.count else { throw .bufferTooSmall }
+        _count += written
     }
 
     /// Appends what `write` writes at the end so far (it gets the rest of
