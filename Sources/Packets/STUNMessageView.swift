@@ -148,7 +148,10 @@ public struct STUNMessageView {
     // MARK: Typed accessors
 
     /// USERNAME (RFC 5389 section 15.3): for ICE "remoteUfrag:localUfrag"
-    /// as UTF-8 bytes (RFC 8445 section 7.2.2).
+    /// as UTF-8 bytes (RFC 8445 section 7.2.2). Lenient on purpose: returned
+    /// whatever its length, although RFC 8489 section 14.3 asks for fewer
+    /// than 509 bytes (the writer enforces that); the caller compares it
+    /// with its own ufrags anyway, so an oversized one simply never matches.
     @inlinable
     public var username: UnsafeRawBufferPointer? { attribute(.username)?.value }
 

@@ -111,19 +111,26 @@ public struct STUNMessageWriter {
     }
 
     /// USERNAME (RFC 5389 section 15.3); for ICE "remoteUfrag:localUfrag"
-    /// (RFC 8445 section 7.2.2). RFC 5389 caps it at 513 bytes.
+    /// (RFC 8445 section 7.2.2). RFC 8489 section 14.3: "fewer than 509
+    /// bytes", so 509 or more is `.valueOutOfRange` (RFC 5389 said fewer
+    /// than 513). The view stays lenient and returns whatever USERNAME a
+    /// peer sent.
     @inlinable
     public mutating func appendUsername(_ username: UnsafeRawBufferPointer, padding: UInt8 = 0) throws(PacketError) {
-        guard username.count <= 513 else { throw .valueOutOfRange }
+        guard username.count < STUNMessageWriter.usernameLimit else { throw .valueOutOfRange }
         try append(type: .username, value: username, padding: padding)
     }
 
     /// USERNAME from a String's UTF-8 bytes.
     @inlinable
     public mutating func appendUsername(_ username: String, padding: UInt8 = 0) throws(PacketError) {
-        guard username.utf8.count <= 513 else { throw .valueOutOfRange }
+        guard username.utf8.count < STUNMessageWriter.usernameLimit else { throw .valueOutOfRange }
         try append(type: .username, bytes: username.utf8, padding: padding)
     }
+
+    /// USERNAME must be shorter than this many bytes (RFC 8489 section 14.3).
+    @inlinable
+    static var usernameLimit: Int { 509 }
 
     /// SOFTWARE (RFC 5389 section 15.10), UTF-8, under 128 characters.
     @inlinable
