@@ -135,6 +135,7 @@ public struct GenericNACK: Equatable, Hashable, Sendable, RTCPPacketWriter {
     public var mediaSSRC: SSRC
     public var items: [NACKItem]
 
+    @inlinable
     public init(senderSSRC: SSRC, mediaSSRC: SSRC, items: [NACKItem]) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
@@ -145,6 +146,8 @@ public struct GenericNACK: Equatable, Hashable, Sendable, RTCPPacketWriter {
     /// 65534, 65535, 0, 1 is sorted), into as few pairs as a greedy pass
     /// gives: a number within 16 after the current PID becomes a BLP bit,
     /// anything else starts a new pair. Duplicates are dropped.
+    /// `@inlinable` so a caller's concrete sequence type is specialized.
+    @inlinable
     public init(senderSSRC: SSRC, mediaSSRC: SSRC, lostSequenceNumbers: some Sequence<UInt16>) {
         var items: [NACKItem] = []
         for sequenceNumber in lostSequenceNumbers {
