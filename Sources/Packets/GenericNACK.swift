@@ -34,12 +34,8 @@ public struct GenericNACKView {
     /// of whole 4-byte PID/BLP pairs.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.transportFeedback, packet.countOrFormat == Self.format
-        else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 12 else { throw .truncated }
-        guard (bytes.count - 12) % 4 == 0 else { throw .invalidLength }
-        self.bytes = bytes
+        self.bytes = try packet.feedbackBody(
+            type: RTCPPacketType.transportFeedback, format: Self.format, fciMultiple: 4)
     }
 
     /// SSRC of the packet sender.

@@ -67,10 +67,8 @@ public struct TransportCCFeedbackView {
     /// those statuses call for inside the body.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.transportFeedback, packet.countOrFormat == Self.format
-        else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 20 else { throw .truncated }
+        let bytes = try packet.feedbackBody(
+            type: RTCPPacketType.transportFeedback, format: Self.format, minimumSize: 20)
         let statusCount = Int(bytes.u16(14))
         guard statusCount > 0 else { throw .invalidField }
         var offset = 20
