@@ -35,12 +35,8 @@ public struct FullIntraRequestView {
     /// of whole 8-byte entries.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.payloadFeedback, packet.countOrFormat == Self.format
-        else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 12 else { throw .truncated }
-        guard (bytes.count - 12) % 8 == 0 else { throw .invalidLength }
-        self.bytes = bytes
+        self.bytes = try packet.feedbackBody(
+            type: RTCPPacketType.payloadFeedback, format: Self.format, fciMultiple: 8)
     }
 
     /// SSRC of the packet sender.

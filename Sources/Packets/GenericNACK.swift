@@ -34,12 +34,8 @@ public struct GenericNACKView {
     /// of whole 4-byte PID/BLP pairs.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.transportFeedback, packet.countOrFormat == Self.format
-        else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 12 else { throw .truncated }
-        guard (bytes.count - 12) % 4 == 0 else { throw .invalidLength }
-        self.bytes = bytes
+        self.bytes = try packet.feedbackBody(
+            type: RTCPPacketType.transportFeedback, format: Self.format, fciMultiple: 4)
     }
 
     /// SSRC of the packet sender.
@@ -135,6 +131,7 @@ public struct GenericNACK: Equatable, Hashable, Sendable, RTCPPacketWriter {
     public var mediaSSRC: SSRC
     public var items: [NACKItem]
 
+    @inlinable
     public init(senderSSRC: SSRC, mediaSSRC: SSRC, items: [NACKItem]) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
@@ -145,6 +142,8 @@ public struct GenericNACK: Equatable, Hashable, Sendable, RTCPPacketWriter {
     /// 65534, 65535, 0, 1 is sorted), into as few pairs as a greedy pass
     /// gives: a number within 16 after the current PID becomes a BLP bit,
     /// anything else starts a new pair. Duplicates are dropped.
+    /// `@inlinable` so a caller's concrete sequence type is specialized.
+    @inlinable
     public init(senderSSRC: SSRC, mediaSSRC: SSRC, lostSequenceNumbers: some Sequence<UInt16>) {
         var items: [NACKItem] = []
         for sequenceNumber in lostSequenceNumbers {

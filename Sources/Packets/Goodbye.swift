@@ -28,10 +28,8 @@ public struct GoodbyeView {
     /// body, and if bytes follow them, a reason whose length fits.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.goodbye else { throw .invalidType }
-        let bytes = packet.unpadded
+        let bytes = try packet.countedBody(type: RTCPPacketType.goodbye, fixedSize: rtcpHeaderSize, itemSize: 4)
         let reasonOffset = rtcpHeaderSize + 4 * Int(packet.countOrFormat)
-        guard bytes.count >= reasonOffset else { throw .truncated }
         if bytes.count > reasonOffset {
             guard reasonOffset + 1 + Int(bytes.u8(reasonOffset)) <= bytes.count else { throw .invalidField }
         }

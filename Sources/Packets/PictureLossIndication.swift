@@ -29,11 +29,7 @@ public struct PictureLossIndicationView {
     /// after them (there should be none) are ignored.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.payloadFeedback, packet.countOrFormat == Self.format
-        else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 12 else { throw .truncated }
-        self.bytes = bytes
+        self.bytes = try packet.feedbackBody(type: RTCPPacketType.payloadFeedback, format: Self.format)
     }
 
     /// SSRC of the packet sender.

@@ -70,11 +70,7 @@ public struct RTCPPacketView {
     /// least 1 and at most the body size.
     @inlinable
     public init(validating bytes: UnsafeRawBufferPointer) throws(PacketError) {
-        guard bytes.count >= rtcpHeaderSize else { throw .truncated }
-        let length = (Int(bytes.u16(2)) + 1) * 4
-        guard length <= bytes.count else { throw .truncated }
-        guard length == bytes.count else { throw .invalidLength }
-        self.paddingLength = try rtcpPaddingLength(bytes, packetLength: length)
+        self.paddingLength = try rtcpPacketBounds(bytes, exactLength: true).padding
         self.bytes = bytes
     }
 
@@ -99,6 +95,50 @@ public struct RTCPPacketView {
     @inlinable public var payload: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: bytes[rtcpHeaderSize..<(bytes.count - paddingLength)])
     }
+
+    /// The prologue every RTPFB/PSFB view shares (RFC 4585 section 6.1):
+    /// `.invalidType` unless PT and FMT match, `.truncated` under
+    /// `minimumSize` bytes (12: header and both SSRCs), `.invalidLength`
+    /// unless the FCI after the 12 bytes is a multiple of `fciMultiple`.
+    /// Returns header and body without padding.
+    @inlinable
+    func feedbackBody(type: UInt8, format: UInt8, minimumSize: Int = 12, fciMultiple: Int = 1)
+        throws(PacketError) -> UnsafeRawBufferPointer
+    {
+        guard packetType == type, countOrFormat == format else { throw .invalidType }
+        let bytes = unpadded
+        guard bytes.count >= minimumSize else { throw .truncated }
+        guard (bytes.count - 12) % fciMultiple == 0 else { throw .invalidLength }
+        return bytes
+    }
+
+    /// The prologue SR, RR and BYE share (RFC 3550 sections 6.4 and 6.6):
+    /// `.invalidType` unless PT matches, `.truncated` unless `fixedSize`
+    /// bytes plus RC/SC items of `itemSize` bytes fit before the padding.
+    /// Returns header and body without padding.
+    @inlinable
+    func countedBody(type: UInt8, fixedSize: Int, itemSize: Int) throws(PacketError) -> UnsafeRawBufferPointer {
+        guard packetType == type else { throw .invalidType }
+        let bytes = unpadded
+        guard bytes.count >= fixedSize + itemSize * Int(countOrFormat) else { throw .truncated }
+        return bytes
+    }
+}
+
+/// The length and padding of the RTCP packet at the start of `rest`, the one
+/// walk every RTCP parser shares: `.truncated` unless the 4-byte header and
+/// the `length` field's (length + 1) * 4 bytes fit in `rest`; with
+/// `exactLength`, `.invalidLength` unless that length is all of `rest`;
+/// then the version and padding checks of `rtcpPaddingLength`.
+@inlinable
+func rtcpPacketBounds(_ rest: UnsafeRawBufferPointer, exactLength: Bool = false) throws(PacketError)
+    -> (length: Int, padding: Int)
+{
+    guard rest.count >= rtcpHeaderSize else { throw .truncated }
+    let length = (Int(rest.u16(2)) + 1) * 4
+    guard length <= rest.count else { throw .truncated }
+    guard !exactLength || length == rest.count else { throw .invalidLength }
+    return (length, try rtcpPaddingLength(rest, packetLength: length))
 }
 
 /// Version check and padding length of one packet of `packetLength` bytes
@@ -133,12 +173,7 @@ public struct RTCPCompoundPacket: Sequence {
         guard !bytes.isEmpty else { throw .truncated }
         var offset = 0
         while offset < bytes.count {
-            let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-            guard rest.count >= rtcpHeaderSize else { throw .truncated }
-            let length = (Int(rest.u16(2)) + 1) * 4
-            guard length <= rest.count else { throw .truncated }
-            _ = try rtcpPaddingLength(rest, packetLength: length)
-            offset += length
+            offset += try rtcpPacketBounds(UnsafeRawBufferPointer(rebasing: bytes[offset...])).length
         }
         self.bytes = bytes
     }
@@ -157,13 +192,10 @@ public struct RTCPCompoundPacket: Sequence {
         @inlinable
         public mutating func next() -> RTCPPacketView? {
             // The bounds re-check costs two compares and keeps the walk safe
-            // even if `bytes` were not the validated buffer.
-            guard bytes.count - offset >= rtcpHeaderSize else { return nil }
+            // even if `bytes` were not the validated buffer. The end of the
+            // buffer is a `.truncated` here, so nil.
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-            let length = (Int(rest.u16(2)) + 1) * 4
-            guard length <= rest.count,
-                let padding = try? rtcpPaddingLength(rest, packetLength: length)
-            else { return nil }
+            guard let (length, padding) = try? rtcpPacketBounds(rest) else { return nil }
             offset += length
             return RTCPPacketView(
                 unchecked: UnsafeRawBufferPointer(rebasing: rest[0..<length]), paddingLength: padding)
@@ -243,11 +275,16 @@ public struct RTCPCompoundWriter {
 
     /// Appends one packet; on `.bufferTooSmall` nothing is appended.
     /// Generic, not existential, so the call is specialized and allocates
-    /// nothing.
+    /// nothing. A writer that claims more bytes than the rest of the buffer
+    /// (a bug in a conforming type outside this module) is refused with
+    /// `.bufferTooSmall` rather than trusted: `count` must never pass
+    /// `buffer.count`, or `written` and the next append would trap.
     @inlinable
     public mutating func append(_ packet: some RTCPPacketWriter) throws(PacketError) {
         let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[_count...])
-        _count += try packet.write(to: rest)
+        let written = try packet.write(to: rest)
+        guard written >= 0, written <= rest.count else { throw .bufferTooSmall }
+        _count += written
     }
 
     /// Appends what `write` writes at the end so far (it gets the rest of

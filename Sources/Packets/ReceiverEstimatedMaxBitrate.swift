@@ -49,10 +49,8 @@ public struct ReceiverEstimatedMaxBitrateView {
     /// identifier, and Num SSRC SSRCs inside the body.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.payloadFeedback, packet.countOrFormat == Self.format
-        else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 20 else { throw .truncated }
+        let bytes = try packet.feedbackBody(
+            type: RTCPPacketType.payloadFeedback, format: Self.format, minimumSize: 20)
         guard bytes.u32(12) == Self.identifier else { throw .invalidType }
         guard bytes.count >= 20 + 4 * Int(bytes.u8(16)) else { throw .invalidLength }
         self.bytes = bytes

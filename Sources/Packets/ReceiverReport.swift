@@ -41,10 +41,7 @@ public struct ReceiverReportView {
     /// RC report blocks inside the body.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.receiverReport else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 8 + 24 * Int(packet.countOrFormat) else { throw .truncated }
-        self.bytes = bytes
+        self.bytes = try packet.countedBody(type: RTCPPacketType.receiverReport, fixedSize: 8, itemSize: 24)
     }
 
     /// SSRC of the packet sender.

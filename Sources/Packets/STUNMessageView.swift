@@ -108,9 +108,7 @@ public struct STUNMessageView {
     public var length: Int { Int(bytes.u16(2)) }
 
     @inlinable
-    public var transactionID: STUNTransactionID {
-        STUNTransactionID(high: bytes.u64(8), low: bytes.u32(16))
-    }
+    public var transactionID: STUNTransactionID { STUNTransactionID(header: bytes) }
 
     // MARK: Attributes
 
@@ -127,11 +125,9 @@ public struct STUNMessageView {
         if type == .fingerprint {
             return fingerprintOffset < 0 ? nil : attributeView(at: fingerprintOffset)
         }
-        var offset = STUNMessageView.headerSize
-        while offset < coveredEnd {
-            let view = attributeView(at: offset)
+        var covered = STUNAttributeSequence.Iterator(bytes: bytes, offset: STUNMessageView.headerSize, end: coveredEnd)
+        while let view = covered.next() {
             if view.type == type { return view }
-            offset += 4 + STUNMessageView.padded(view.value.count)
         }
         return nil
     }
@@ -139,16 +135,16 @@ public struct STUNMessageView {
     /// The attribute whose header starts at a validated `offset`.
     @inlinable
     func attributeView(at offset: Int) -> STUNAttributeView {
-        let valueLength = Int(bytes.u16(offset + 2))
-        return STUNAttributeView(
-            type: STUNAttributeType(rawValue: bytes.u16(offset)),
-            value: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + valueLength)]))
+        STUNAttributeView(tlvIn: bytes, at: offset)
     }
 
     // MARK: Typed accessors
 
     /// USERNAME (RFC 5389 section 15.3): for ICE "remoteUfrag:localUfrag"
-    /// as UTF-8 bytes (RFC 8445 section 7.2.2).
+    /// as UTF-8 bytes (RFC 8445 section 7.2.2). Lenient on purpose: returned
+    /// whatever its length, although RFC 8489 section 14.3 asks for fewer
+    /// than 509 bytes (the writer enforces that); the caller compares it
+    /// with its own ufrags anyway, so an oversized one simply never matches.
     @inlinable
     public var username: UnsafeRawBufferPointer? { attribute(.username)?.value }
 
@@ -292,17 +288,7 @@ public struct STUNMessageView {
 
     /// `verifyMessageIntegrity(key:)` with a password's UTF-8 bytes as key.
     public func verifyMessageIntegrity(password: String) throws(PacketError) {
-        // `withUTF8` rethrows untyped errors, so the typed one travels out as a value.
-        var password = password
-        let failure = password.withUTF8 { key -> PacketError? in
-            do throws(PacketError) {
-                try verifyMessageIntegrity(key: UnsafeRawBufferPointer(key))
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw failure }
+        try withUTF8Bytes(of: password) { key throws(PacketError) in try verifyMessageIntegrity(key: key) }
     }
 
     /// Checks FINGERPRINT (RFC 5389 section 15.5): the CRC-32 of the message
@@ -328,6 +314,17 @@ public struct STUNAttributeView {
         self.type = type
         self.value = value
     }
+
+    /// The TLV whose header starts at `offset` of a message that
+    /// `STUNMessageView.init(validating:)` checked: the one place a TLV is
+    /// decoded.
+    @inlinable
+    init(tlvIn bytes: UnsafeRawBufferPointer, at offset: Int) {
+        let valueLength = Int(bytes.u16(offset + 2))
+        self.init(
+            type: STUNAttributeType(rawValue: bytes.u16(offset)),
+            value: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + valueLength)]))
+    }
 }
 
 /// The attributes of a validated message, in order, without an array.
@@ -341,31 +338,50 @@ public struct STUNAttributeSequence: Sequence {
 
     @inlinable
     public func makeIterator() -> Iterator {
-        Iterator(bytes: bytes, offset: STUNMessageView.headerSize)
+        Iterator(bytes: bytes, offset: STUNMessageView.headerSize, end: bytes.count)
     }
 
     public struct Iterator: IteratorProtocol {
         @usableFromInline let bytes: UnsafeRawBufferPointer
         @usableFromInline var offset: Int
+        /// Where to stop: the end of the message, or just past
+        /// MESSAGE-INTEGRITY for `STUNMessageView.attribute(_:)`. Always an
+        /// attribute boundary the view validated, at most `bytes.count`.
+        @usableFromInline let end: Int
 
         @inlinable
-        init(bytes: UnsafeRawBufferPointer, offset: Int) {
+        init(bytes: UnsafeRawBufferPointer, offset: Int, end: Int) {
             self.bytes = bytes
             self.offset = offset
+            self.end = end
         }
 
         /// Reads only what `STUNMessageView.init(validating:)` checked.
         @inlinable
         public mutating func next() -> STUNAttributeView? {
-            guard offset < bytes.count else { return nil }
-            let valueLength = Int(bytes.u16(offset + 2))
-            let view = STUNAttributeView(
-                type: STUNAttributeType(rawValue: bytes.u16(offset)),
-                value: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + valueLength)]))
-            offset += 4 + STUNMessageView.padded(valueLength)
+            guard offset < end else { return nil }
+            let view = STUNAttributeView(tlvIn: bytes, at: offset)
+            offset += 4 + STUNMessageView.padded(view.value.count)
             return view
         }
     }
+}
+
+/// Runs `body` over `string`'s UTF-8 bytes and keeps its typed error:
+/// `String.withUTF8` only rethrows untyped errors, so the typed one travels
+/// out as a value. A native String is contiguous UTF-8, so this copies nothing.
+func withUTF8Bytes<Value>(
+    of string: String, _ body: (UnsafeRawBufferPointer) throws(PacketError) -> Value
+) throws(PacketError) -> Value {
+    var string = string
+    let outcome = string.withUTF8 { utf8 -> Result<Value, PacketError> in
+        do throws(PacketError) {
+            return .success(try body(UnsafeRawBufferPointer(utf8)))
+        } catch {
+            return .failure(error)
+        }
+    }
+    return try outcome.get()
 }
 
 /// HMAC-SHA1 through OpenSSL and a constant-time compare, shared by the view

@@ -111,19 +111,26 @@ public struct STUNMessageWriter {
     }
 
     /// USERNAME (RFC 5389 section 15.3); for ICE "remoteUfrag:localUfrag"
-    /// (RFC 8445 section 7.2.2). RFC 5389 caps it at 513 bytes.
+    /// (RFC 8445 section 7.2.2). RFC 8489 section 14.3: "fewer than 509
+    /// bytes", so 509 or more is `.valueOutOfRange` (RFC 5389 said fewer
+    /// than 513). The view stays lenient and returns whatever USERNAME a
+    /// peer sent.
     @inlinable
     public mutating func appendUsername(_ username: UnsafeRawBufferPointer, padding: UInt8 = 0) throws(PacketError) {
-        guard username.count <= 513 else { throw .valueOutOfRange }
+        guard username.count < STUNMessageWriter.usernameLimit else { throw .valueOutOfRange }
         try append(type: .username, value: username, padding: padding)
     }
 
     /// USERNAME from a String's UTF-8 bytes.
     @inlinable
     public mutating func appendUsername(_ username: String, padding: UInt8 = 0) throws(PacketError) {
-        guard username.utf8.count <= 513 else { throw .valueOutOfRange }
+        guard username.utf8.count < STUNMessageWriter.usernameLimit else { throw .valueOutOfRange }
         try append(type: .username, bytes: username.utf8, padding: padding)
     }
+
+    /// USERNAME must be shorter than this many bytes (RFC 8489 section 14.3).
+    @inlinable
+    static var usernameLimit: Int { 509 }
 
     /// SOFTWARE (RFC 5389 section 15.10), UTF-8, under 128 characters.
     @inlinable
@@ -181,29 +188,32 @@ public struct STUNMessageWriter {
     public mutating func appendErrorCode(code: Int, reason: UnsafeRawBufferPointer, padding: UInt8 = 0)
         throws(PacketError)
     {
-        guard (300...699).contains(code), reason.count <= 763 else { throw .valueOutOfRange }
-        let at = try reserve(type: .errorCode, valueLength: 4 + reason.count, padding: padding)
-        buffer.setU16(0, at: at)
-        buffer.setU8(UInt8(code / 100), at: at + 2)
-        buffer.setU8(UInt8(code % 100), at: at + 3)
+        let at = try reserveErrorCode(code: code, reasonLength: reason.count, padding: padding)
         if let source = reason.baseAddress, let destination = buffer.baseAddress {
-            (destination + at + 4).copyMemory(from: source, byteCount: reason.count)
+            (destination + at).copyMemory(from: source, byteCount: reason.count)
         }
     }
 
     /// ERROR-CODE with a String reason ("Role Conflict").
     @inlinable
     public mutating func appendErrorCode(code: Int, reason: String, padding: UInt8 = 0) throws(PacketError) {
-        guard (300...699).contains(code), reason.utf8.count <= 763 else { throw .valueOutOfRange }
-        var at = try reserve(type: .errorCode, valueLength: 4 + reason.utf8.count, padding: padding)
-        buffer.setU16(0, at: at)
-        buffer.setU8(UInt8(code / 100), at: at + 2)
-        buffer.setU8(UInt8(code % 100), at: at + 3)
-        at += 4
+        var at = try reserveErrorCode(code: code, reasonLength: reason.utf8.count, padding: padding)
         for byte in reason.utf8 {
             buffer.setU8(byte, at: at)
             at += 1
         }
+    }
+
+    /// Checks an ERROR-CODE's ranges, reserves it and writes its 4-byte
+    /// class/number header; returns the reason's offset.
+    @inlinable
+    mutating func reserveErrorCode(code: Int, reasonLength: Int, padding: UInt8) throws(PacketError) -> Int {
+        guard (300...699).contains(code), reasonLength <= 763 else { throw .valueOutOfRange }
+        let at = try reserve(type: .errorCode, valueLength: 4 + reasonLength, padding: padding)
+        buffer.setU16(0, at: at)
+        buffer.setU8(UInt8(code / 100), at: at + 2)
+        buffer.setU8(UInt8(code % 100), at: at + 3)
+        return at + 4
     }
 
     /// MESSAGE-INTEGRITY (RFC 5389 section 15.4): HMAC-SHA1 under `key` of
@@ -225,17 +235,7 @@ public struct STUNMessageWriter {
 
     /// `appendMessageIntegrity(key:)` with a password's UTF-8 bytes as key.
     public mutating func appendMessageIntegrity(password: String) throws(PacketError) {
-        // `withUTF8` rethrows untyped errors, so the typed one travels out as a value.
-        var password = password
-        let failure = password.withUTF8 { key -> PacketError? in
-            do throws(PacketError) {
-                try appendMessageIntegrity(key: UnsafeRawBufferPointer(key))
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw failure }
+        try withUTF8Bytes(of: password) { key throws(PacketError) in try appendMessageIntegrity(key: key) }
     }
 
     /// FINGERPRINT (RFC 5389 section 15.5): CRC-32 of everything written so
@@ -251,8 +251,5 @@ public struct STUNMessageWriter {
 
     /// The transaction ID in the header (needed to XOR addresses).
     @inlinable
-    var transactionID: STUNTransactionID {
-        let bytes = UnsafeRawBufferPointer(buffer)
-        return STUNTransactionID(high: bytes.u64(8), low: bytes.u32(16))
-    }
+    var transactionID: STUNTransactionID { STUNTransactionID(header: UnsafeRawBufferPointer(buffer)) }
 }

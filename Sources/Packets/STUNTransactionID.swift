@@ -28,6 +28,13 @@ public struct STUNTransactionID: Hashable, Sendable, CustomStringConvertible {
         self.init(high: bytes.u64(0), low: bytes.u32(8))
     }
 
+    /// The ID in a STUN header (message bytes 8..<20); `header` holds at
+    /// least the 20-byte header, which the view and the writer check first.
+    @inlinable
+    init(header: UnsafeRawBufferPointer) {
+        self.init(high: header.u64(8), low: header.u32(16))
+    }
+
     /// A fresh ID. RFC 5389 section 6 asks for a cryptographically random
     /// one: the system generator reads the kernel's CSPRNG (getrandom).
     public static func random() -> STUNTransactionID {

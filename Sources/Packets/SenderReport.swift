@@ -41,10 +41,7 @@ public struct SenderReportView {
     /// sender info, and RC report blocks inside the body.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.senderReport else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 28 + 24 * Int(packet.countOrFormat) else { throw .truncated }
-        self.bytes = bytes
+        self.bytes = try packet.countedBody(type: RTCPPacketType.senderReport, fixedSize: 28, itemSize: 24)
     }
 
     /// SSRC of the sender.

@@ -38,7 +38,9 @@
 /// vector chunk holds 14 one-bit symbols (S=0: 0 not received, 1 small
 /// delta) or 7 two-bit symbols (S=1). Deltas are in 250 us units, the
 /// reference time (24-bit signed) in 64 ms units. The last chunk may cover
-/// more symbols than the status count: the extra ones are ignored.
+/// more symbols than the status count: the extra ones are ignored. A status
+/// count of 0 is refused: libwebrtc's parser rejects it ("Empty feedback
+/// messages not allowed") and never sends one.
 ///
 /// Padding: libwebrtc sets the P bit and a pad count when the deltas end
 /// off a 32-bit boundary; other senders just zero-fill. Both parse, since
@@ -59,16 +61,16 @@ public struct TransportCCFeedbackView {
     }
 
     /// Validates a packet of a compound: RTPFB FMT 15, the 20-byte fixed
-    /// part, enough chunks inside the body to cover the status count, no
+    /// part, a status count of at least 1 (`.invalidField` otherwise, as in
+    /// libwebrtc), enough chunks inside the body to cover it, no
     /// reserved symbol among the counted statuses, and every receive delta
     /// those statuses call for inside the body.
     @inlinable
     public init(validating packet: RTCPPacketView) throws(PacketError) {
-        guard packet.packetType == RTCPPacketType.transportFeedback, packet.countOrFormat == Self.format
-        else { throw .invalidType }
-        let bytes = packet.unpadded
-        guard bytes.count >= 20 else { throw .truncated }
+        let bytes = try packet.feedbackBody(
+            type: RTCPPacketType.transportFeedback, format: Self.format, minimumSize: 20)
         let statusCount = Int(bytes.u16(14))
+        guard statusCount > 0 else { throw .invalidField }
         var offset = 20
         var covered = 0
         var deltaBytes = 0
@@ -118,7 +120,10 @@ public struct TransportCCFeedbackView {
     @inlinable public var baseSequenceNumber: UInt16 { bytes.u16(12) }
     /// How many packets are reported, from the base on.
     @inlinable public var packetStatusCount: Int { Int(bytes.u16(14)) }
-    /// 24-bit signed reference time, in 64 ms units.
+    /// 24-bit signed reference time, in 64 ms units, sign-extended.
+    /// libwebrtc's sender writes it modulo 2^24 (a wrapping counter, about
+    /// 12.4 days per cycle), so compare two reference times modulo 2^24, e.g.
+    /// `(a &- b) << 8 >> 8`, not with `<`.
     @inlinable public var referenceTime: Int32 { Int32(bitPattern: bytes.u32(16)) >> 8 }
     /// Counts feedback packets (mod 256) so the sender can detect lost ones.
     @inlinable public var feedbackPacketCount: UInt8 { bytes.u8(19) }
@@ -258,11 +263,15 @@ public struct TransportCCFeedback: Equatable, Hashable, Sendable, RTCPPacketWrit
     public var senderSSRC: SSRC
     public var mediaSSRC: SSRC
     public var baseSequenceNumber: UInt16
-    /// 24-bit signed (-8,388,608...8,388,607), in 64 ms units.
+    /// In 64 ms units. Written modulo 2^24 as libwebrtc does (the field is
+    /// a wrapping 24-bit counter): any value is accepted, and a view reads
+    /// back the low 24 bits sign-extended (-8,388,608...8,388,607).
     public var referenceTime: Int32
     public var feedbackPacketCount: UInt8
     /// One entry per packet from the base sequence number on: the receive
-    /// delta in 250 us units, nil if not received. At most 65,535 entries.
+    /// delta in 250 us units, nil if not received. 1...65,535 entries: an
+    /// empty feedback is refused by libwebrtc's parser, so `write` throws
+    /// `.valueOutOfRange` for it.
     public var deltas: [Int16?]
 
     public init(
@@ -336,9 +345,7 @@ public struct TransportCCFeedback: Equatable, Hashable, Sendable, RTCPPacketWrit
 
     @inlinable
     public func write(to buffer: UnsafeMutableRawBufferPointer) throws(PacketError) -> Int {
-        guard deltas.count <= 0xFFFF, referenceTime >= -0x80_0000, referenceTime <= 0x7F_FFFF else {
-            throw .valueOutOfRange
-        }
+        guard !deltas.isEmpty, deltas.count <= 0xFFFF else { throw .valueOutOfRange }
         let unpadded = unpaddedSize
         let size = (unpadded + 3) & ~3
         try checkRTCPWrite(size: size, into: buffer)
@@ -349,7 +356,8 @@ public struct TransportCCFeedback: Equatable, Hashable, Sendable, RTCPPacketWrit
         buffer.setU32(mediaSSRC.rawValue, at: 8)
         buffer.setU16(baseSequenceNumber, at: 12)
         buffer.setU16(UInt16(deltas.count), at: 14)
-        buffer.setU32(UInt32(bitPattern: referenceTime) << 8 | UInt32(feedbackPacketCount), at: 16)
+        let wrappedReferenceTime = UInt32(bitPattern: referenceTime) & 0xFF_FFFF
+        buffer.setU32(wrappedReferenceTime << 8 | UInt32(feedbackPacketCount), at: 16)
         var offset = 20
         var start = 0
         while start < deltas.count {

@@ -130,6 +130,30 @@ import VroomTesting
         }
     }
 
+    /// A writer that reports more bytes than it was given.
+    private struct OverclaimingWriter: RTCPPacketWriter {
+        var encodedSize: Int { 4 }
+        func write(to buffer: UnsafeMutableRawBufferPointer) throws(PacketError) -> Int { buffer.count + 4 }
+    }
+
+    /// A writer that reports a negative size.
+    private struct NegativeWriter: RTCPPacketWriter {
+        var encodedSize: Int { 0 }
+        func write(to buffer: UnsafeMutableRawBufferPointer) throws(PacketError) -> Int { -4 }
+    }
+
+    @Test func compoundWriterRefusesAWriterThatClaimsMoreThanTheBuffer() throws {
+        var buffer = [UInt8](repeating: 0, count: 20)
+        try buffer.withUnsafeMutableBytes { raw in
+            var writer = RTCPCompoundWriter(buffer: raw)
+            try writer.append(PictureLossIndication(senderSSRC: SSRC(1), mediaSSRC: SSRC(2)))
+            #expect(throws: PacketError.bufferTooSmall) { try writer.append(OverclaimingWriter()) }
+            #expect(throws: PacketError.bufferTooSmall) { try writer.append(NegativeWriter()) }
+            #expect(writer.count == 12)
+            #expect(writer.written.count == 12)
+        }
+    }
+
     private func validate(_ bytes: [UInt8]) throws(PacketError) -> Int {
         var result: Result<Int, PacketError> = .success(0)
         bytes.withRTCPBytes { raw in

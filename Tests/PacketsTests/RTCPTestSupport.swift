@@ -267,7 +267,8 @@ enum RTCP {
     /// deltas, long enough for run length chunks, sometimes past 8,191),
     /// and large and negative deltas.
     static func transportCCDeltas(_ rng: inout SeededGenerator) -> [Int16?] {
-        let length = count(&rng, typical: 300, max: Bool.random(using: &rng) ? 9000 : 20)
+        // At least one: an empty feedback is invalid (libwebrtc rejects it).
+        let length = Swift.max(1, count(&rng, typical: 300, max: Bool.random(using: &rng) ? 9000 : 20))
         let lossRate = Double.random(in: 0...0.6, using: &rng)
         let largeRate = Double.random(in: 0...0.3, using: &rng)
         var deltas: [Int16?] = []

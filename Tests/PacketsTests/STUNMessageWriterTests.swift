@@ -164,6 +164,30 @@ import VroomTesting
         }
     }
 
+    /// RFC 8489 section 14.3: USERNAME is "fewer than 509 bytes". The writer
+    /// refuses 509 (both overloads); the view still returns a longer one.
+    @Test func usernameMustBeShorterThan509Bytes() throws {
+        var out = [UInt8](repeating: 0, count: 2000)
+        try out.withUnsafeMutableBytes { buffer in
+            var w = try STUNMessageWriter(buffer: buffer, type: .bindingRequest, transactionID: .random())
+            #expect(throws: PacketError.valueOutOfRange) { try w.appendUsername(String(repeating: "u", count: 509)) }
+            let long = [UInt8](repeating: 0x75, count: 509)
+            #expect(throws: PacketError.valueOutOfRange) { try long.withUnsafeBytes { try w.appendUsername($0) } }
+            #expect(w.length == 20)
+            try w.appendUsername(String(repeating: "u", count: 508))
+            try long.withUnsafeBytes { try w.appendUsername(UnsafeRawBufferPointer(rebasing: $0[0..<508])) }
+            #expect(w.length == 20 + 2 * (4 + 508))
+        }
+        // A peer's oversized USERNAME parses: the view is lenient.
+        let bytes = try write(type: .bindingRequest, id: RFC5769.transactionID) { w in
+            try w.append(type: .username, bytes: [UInt8](repeating: 0x61, count: 600))
+        }
+        try bytes.withUnsafeBytes { raw in
+            let view = try STUNMessageView(validating: raw)
+            #expect(view.username?.count == 600)
+        }
+    }
+
     @Test func writesErrorCodesAsClassAndNumber() throws {
         let bytes = try write(type: .bindingErrorResponse, id: RFC5769.transactionID) { w in
             try w.appendErrorCode(code: 487, reason: "Role Conflict")
