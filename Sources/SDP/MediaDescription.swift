@@ -39,7 +39,8 @@ public struct MediaDescription: Equatable, Hashable, Sendable {
 
     /// Parses the value after `m=`; the other lines are added by SessionDescription.
     init(parsingMediaLine value: Substring) throws(SDPError) {
-        guard let fields = sdpTokens(value), fields.count >= 3 else {
+        // RFC 8866 section 5.14: `<fmt list>` has at least one format.
+        guard let fields = sdpTokens(value), fields.count >= 4 else {
             throw SDPError(line: 0, "bad m= line: expected '<media> <port> <proto> <format> ...'")
         }
         var portText = fields[1]

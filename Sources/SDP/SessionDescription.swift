@@ -91,9 +91,10 @@ public struct SessionDescription: Equatable, Hashable, Sendable {
 extension SessionDescription {
     /// Parses a description. Lines may end in CRLF or LF; empty lines are
     /// skipped. Throws an `SDPError` naming the 1-based line for: a first
-    /// line that is not `v=`, a line not of the form `<letter>=<value>`, an
+    /// line that is not `v=0`, a line not of the form `<letter>=<value>`, an
     /// unknown line type, a line out of place (`r=` before `t=`, `s=` twice),
-    /// a malformed `o=`/`c=`/`b=`/`t=`/`m=` line or a malformed typed
+    /// a malformed `o=`/`c=`/`b=`/`t=`/`m=` line (an `m=` line needs at
+    /// least one format, RFC 8866 section 5.14) or a malformed typed
     /// attribute, and a missing `o=` or `s=`.
     public init(parsing text: String) throws(SDPError) {
         var parser = SDPLineParser()
@@ -147,10 +148,12 @@ struct SDPLineParser {
 
         guard let version else {
             guard type == UInt8(ascii: "v") else { throw SDPError(line: 0, "missing v= line: a description starts with v=0") }
-            guard let parsed = sdpDecimal(value, as: UInt32.self), sdpSameBytes(String(parsed), value) else {
-                throw SDPError(line: 0, "bad v= line '\(line.prefix(40))'")
+            // RFC 8866 section 5.1 defines only version 0; another number
+            // means a grammar this parser does not know.
+            guard sdpSameBytes(value, "0") else {
+                throw SDPError(line: 0, "bad v= line '\(line.prefix(40))': only v=0 is defined (RFC 8866 section 5.1)")
             }
-            self.version = parsed
+            self.version = 0
             return
         }
         _ = version
