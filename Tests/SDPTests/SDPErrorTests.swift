@@ -69,6 +69,8 @@ import Testing
         (head + "a=extmap:1/sideways urn:a\r\n", 5, "direction"),
         (head + "a=extmap:1\r\n", 5, "extmap"),
         (head + "a=ssrc:123\r\n", 5, "ssrc"),
+        (head + "a=ssrc:1 :x\r\n", 5, "ssrc"),
+        (head + "a=rtpmap:abc\r\n", 5, "rtpmap"),
         (head + "a=ssrc:99999999999 cname:x\r\n", 5, "ssrc"),
         (head + "a=ssrc-group:FID 1 x\r\n", 5, "ssrc-group"),
         (head + "a=rtcp-fb:96\r\n", 5, "rtcp-fb"),
