@@ -262,27 +262,21 @@ struct SDPLineParser {
 extension SessionDescription {
     /// `a=group:BUNDLE ...` lines (RFC 8843).
     public var bundleGroups: [SDPGroup] {
-        attributes.compactMap { if case .group(let group) = $0, group.isBundle { group } else { nil } }
+        attributes.allValues(SDPAttribute.groupValue).filter(\.isBundle)
     }
 
     /// All `a=group:` lines.
     public var groups: [SDPGroup] {
-        attributes.compactMap { if case .group(let group) = $0 { group } else { nil } }
+        attributes.allValues(SDPAttribute.groupValue)
     }
 
     /// A session-level direction attribute (Firefox may put `a=sendrecv` here).
-    public var direction: SDPDirection? {
-        for case .direction(let direction) in attributes { return direction }
-        return nil
-    }
+    public var direction: SDPDirection? { attributes.direction }
 
     public var isICELite: Bool { attributes.contains(.iceLite) }
 
     /// `a=msid-semantic:`
-    public var msidSemantic: SDPMSIDSemantic? {
-        for case .msidSemantic(let semantic) in attributes { return semantic }
-        return nil
-    }
+    public var msidSemantic: SDPMSIDSemantic? { attributes.msidSemantic }
 
     /// The media section whose `a=mid:` is `mid`.
     public func media(withMID mid: String) -> MediaDescription? {
