@@ -39,7 +39,8 @@ public struct MediaDescription: Equatable, Hashable, Sendable {
 
     /// Parses the value after `m=`; the other lines are added by SessionDescription.
     init(parsingMediaLine value: Substring) throws(SDPError) {
-        guard let fields = sdpTokens(value), fields.count >= 3 else {
+        // RFC 8866 section 5.14: `<fmt list>` has at least one format.
+        guard let fields = sdpTokens(value), fields.count >= 4 else {
             throw SDPError(line: 0, "bad m= line: expected '<media> <port> <proto> <format> ...'")
         }
         var portText = fields[1]
@@ -80,20 +81,12 @@ public struct MediaDescription: Equatable, Hashable, Sendable {
 
 extension MediaDescription {
     /// `a=mid:`
-    public var mid: String? {
-        for case .mid(let mid) in attributes { return mid }
-        return nil
-    }
+    public var mid: String? { attributes.mid }
 
     /// The media-level direction attribute; see `direction(in:)` for the effective one.
-    public var direction: SDPDirection? {
-        for case .direction(let direction) in attributes { return direction }
-        return nil
-    }
+    public var direction: SDPDirection? { attributes.direction }
 
-    public var rtpmaps: [SDPRTPMap] {
-        attributes.compactMap { if case .rtpmap(let map) = $0 { map } else { nil } }
-    }
+    public var rtpmaps: [SDPRTPMap] { attributes.allValues(SDPAttribute.rtpmapValue) }
 
     /// The rtpmap of `payloadType`.
     public func rtpmap(for payloadType: UInt8) -> SDPRTPMap? {
@@ -102,50 +95,33 @@ extension MediaDescription {
 
     /// The first `a=fmtp:` of `payloadType`.
     public func fmtp(for payloadType: UInt8) -> SDPFormatParameters? {
-        for case .fmtp(let fmtp) in attributes where fmtp.payloadType == payloadType { return fmtp }
-        return nil
+        attributes.firstValue { if case .fmtp(let fmtp) = $0, fmtp.payloadType == payloadType { fmtp } else { nil } }
     }
 
     /// The feedback of `payloadType`, including `a=rtcp-fb:*` lines, in order.
     public func rtcpFeedback(for payloadType: UInt8) -> [SDPRTCPFeedback] {
-        attributes.compactMap { if case .rtcpFeedback(let fb) = $0, fb.applies(to: payloadType) { fb } else { nil } }
+        attributes.allValues { if case .rtcpFeedback(let fb) = $0, fb.applies(to: payloadType) { fb } else { nil } }
     }
 
-    public var extmaps: [SDPExtmap] {
-        attributes.compactMap { if case .extmap(let extmap) = $0 { extmap } else { nil } }
-    }
+    public var extmaps: [SDPExtmap] { attributes.allValues(SDPAttribute.extmapValue) }
 
     /// The extmap id of `uri`, nil when not offered.
     public func extmapID(for uri: String) -> UInt16? {
         extmaps.first { $0.uri == uri }?.id
     }
 
-    public var ssrcs: [SDPSSRCAttribute] {
-        attributes.compactMap { if case .ssrc(let ssrc) = $0 { ssrc } else { nil } }
-    }
+    public var ssrcs: [SDPSSRCAttribute] { attributes.allValues(SDPAttribute.ssrcValue) }
 
-    public var ssrcGroups: [SDPSSRCGroup] {
-        attributes.compactMap { if case .ssrcGroup(let group) = $0 { group } else { nil } }
-    }
+    public var ssrcGroups: [SDPSSRCGroup] { attributes.allValues(SDPAttribute.ssrcGroupValue) }
 
-    public var candidates: [SDPCandidate] {
-        attributes.compactMap { if case .candidate(let candidate) = $0 { candidate } else { nil } }
-    }
+    public var candidates: [SDPCandidate] { attributes.allValues(SDPAttribute.candidateValue) }
 
-    public var rids: [SDPRID] {
-        attributes.compactMap { if case .rid(let rid) = $0 { rid } else { nil } }
-    }
+    public var rids: [SDPRID] { attributes.allValues(SDPAttribute.ridValue) }
 
-    public var simulcast: SDPSimulcast? {
-        for case .simulcast(let simulcast) in attributes { return simulcast }
-        return nil
-    }
+    public var simulcast: SDPSimulcast? { attributes.firstValue(SDPAttribute.simulcastValue) }
 
     /// `a=msid:`
-    public var msid: SDPMediaStreamID? {
-        for case .msid(let msid) in attributes { return msid }
-        return nil
-    }
+    public var msid: SDPMediaStreamID? { attributes.firstValue(SDPAttribute.msidValue) }
 
     public var isBundleOnly: Bool { attributes.contains(.bundleOnly) }
 
@@ -155,10 +131,7 @@ extension MediaDescription {
 
     public var hasRTCPMux: Bool { attributes.contains(.rtcpMux) }
 
-    public var sctpPort: UInt16? {
-        for case .sctpPort(let port) in attributes { return port }
-        return nil
-    }
+    public var sctpPort: UInt16? { attributes.firstValue(SDPAttribute.sctpPortValue) }
 
     /// The first value of an attribute by name (typed or not), e.g. `"rtcp-xr"`;
     /// `""` for a flag.
@@ -175,19 +148,19 @@ extension MediaDescription {
 extension MediaDescription {
     /// `a=ice-ufrag:` of this section, else of the session.
     public func iceUfrag(in session: SessionDescription) -> String? {
-        Self.iceUfrag(attributes) ?? Self.iceUfrag(session.attributes)
+        attributes.iceUfrag ?? session.attributes.iceUfrag
     }
 
     /// `a=ice-pwd:` of this section, else of the session.
     public func icePwd(in session: SessionDescription) -> String? {
-        Self.icePwd(attributes) ?? Self.icePwd(session.attributes)
+        attributes.icePwd ?? session.attributes.icePwd
     }
 
     /// The fingerprints of this section, else of the session (aiortc sends
     /// three hash functions; pick by `hashFunction`).
     public func fingerprints(in session: SessionDescription) -> [SDPFingerprint] {
-        let own = Self.fingerprints(attributes)
-        return own.isEmpty ? Self.fingerprints(session.attributes) : own
+        let own = attributes.fingerprints
+        return own.isEmpty ? session.attributes.fingerprints : own
     }
 
     /// The first fingerprint of this section, else of the session.
@@ -197,12 +170,12 @@ extension MediaDescription {
 
     /// `a=setup:` of this section, else of the session.
     public func setup(in session: SessionDescription) -> SDPSetupRole? {
-        Self.setup(attributes) ?? Self.setup(session.attributes)
+        attributes.setup ?? session.attributes.setup
     }
 
     /// `a=ice-options:` of this section, else of the session.
     public func iceOptions(in session: SessionDescription) -> [String] {
-        Self.iceOptions(attributes) ?? Self.iceOptions(session.attributes) ?? []
+        attributes.iceOptions ?? session.attributes.iceOptions ?? []
     }
 
     /// The effective direction: this section's, else the session's, else
@@ -212,35 +185,11 @@ extension MediaDescription {
     }
 
     /// Media-level ICE ufrag only (nil when it sits at session level).
-    public var iceUfrag: String? { Self.iceUfrag(attributes) }
+    public var iceUfrag: String? { attributes.iceUfrag }
     /// Media-level ICE password only.
-    public var icePwd: String? { Self.icePwd(attributes) }
+    public var icePwd: String? { attributes.icePwd }
     /// Media-level first fingerprint only.
-    public var fingerprint: SDPFingerprint? { Self.fingerprints(attributes).first }
+    public var fingerprint: SDPFingerprint? { attributes.firstValue(SDPAttribute.fingerprintValue) }
     /// Media-level setup role only.
-    public var setup: SDPSetupRole? { Self.setup(attributes) }
-
-    static func iceUfrag(_ attributes: [SDPAttribute]) -> String? {
-        for case .iceUfrag(let ufrag) in attributes { return ufrag }
-        return nil
-    }
-
-    static func icePwd(_ attributes: [SDPAttribute]) -> String? {
-        for case .icePwd(let pwd) in attributes { return pwd }
-        return nil
-    }
-
-    static func fingerprints(_ attributes: [SDPAttribute]) -> [SDPFingerprint] {
-        attributes.compactMap { if case .fingerprint(let fingerprint) = $0 { fingerprint } else { nil } }
-    }
-
-    static func setup(_ attributes: [SDPAttribute]) -> SDPSetupRole? {
-        for case .setup(let role) in attributes { return role }
-        return nil
-    }
-
-    static func iceOptions(_ attributes: [SDPAttribute]) -> [String]? {
-        for case .iceOptions(let options) in attributes { return options }
-        return nil
-    }
+    public var setup: SDPSetupRole? { attributes.setup }
 }

@@ -4,7 +4,10 @@
 /// Parsing guarantees that `text` reproduces the source line byte for byte:
 /// a line whose typed form would be written differently (a leading zero,
 /// two spaces, a flag with a value) is kept as `.other` instead, so unknown
-/// spellings survive a parse/serialize round trip untouched.
+/// spellings survive a parse/serialize round trip untouched. Odd spacing
+/// (a leading, trailing or doubled space between the fields a typed form
+/// parses) never makes a line an error, and never types a field with a
+/// stray space in it: such a line is `.other`.
 public enum SDPAttribute: Equatable, Hashable, Sendable {
     case group(SDPGroup)
     case mid(String)
@@ -143,27 +146,28 @@ public enum SDPAttribute: Equatable, Hashable, Sendable {
         default: break
         }
         guard let value else { return nil }
+        if Self.isTokensOnly(name), sdpHasOddSpacing(value) { return nil }
         switch name {
         case "group": return .group(try SDPGroup(parsing: value))
         case "mid":
             guard !value.isEmpty else { throw SDPError(line: 0, "bad mid attribute: empty") }
             return .mid(String(value))
         case "msid": return .msid(try SDPMediaStreamID(parsing: value))
-        case "msid-semantic": return .msidSemantic(try SDPMSIDSemantic(parsing: value))
+        case "msid-semantic": return try SDPMSIDSemantic(parsing: value).map(SDPAttribute.msidSemantic)
         case "rtpmap": return .rtpmap(try SDPRTPMap(parsing: value))
         case "fmtp":
             // Old data-channel drafts wrote `a=fmtp:webrtc-datachannel ...`: not an error.
             guard let first = value.utf8.first, first >= 0x30, first <= 0x39 else { return nil }
             return .fmtp(try SDPFormatParameters(parsing: value))
-        case "rtcp-fb": return .rtcpFeedback(try SDPRTCPFeedback(parsing: value))
-        case "extmap": return .extmap(try SDPExtmap(parsing: value))
-        case "ssrc": return .ssrc(try SDPSSRCAttribute(parsing: value))
+        case "rtcp-fb": return try SDPRTCPFeedback(parsing: value).map(SDPAttribute.rtcpFeedback)
+        case "extmap": return try SDPExtmap(parsing: value).map(SDPAttribute.extmap)
+        case "ssrc": return try SDPSSRCAttribute(parsing: value).map(SDPAttribute.ssrc)
         case "ssrc-group": return .ssrcGroup(try SDPSSRCGroup(parsing: value))
         case "rid": return .rid(try SDPRID(parsing: value))
         case "simulcast": return SDPSimulcast(value: String(value)).map(SDPAttribute.simulcast)
         case "ice-ufrag": return .iceUfrag(String(value))
         case "ice-pwd": return .icePwd(String(value))
-        case "ice-options": return .iceOptions(value.sdpSplit(0x20).map(String.init))
+        case "ice-options": return .iceOptions(value.sdpSplit(0x20).map(String.init))  // "" when the value is empty
         case "fingerprint": return .fingerprint(try SDPFingerprint(parsing: value))
         case "setup":
             guard let role = SDPSetupRole(rawValue: String(value)) else {
@@ -183,6 +187,22 @@ public enum SDPAttribute: Equatable, Hashable, Sendable {
             }
             return .maxMessageSize(size)
         default: return nil
+        }
+    }
+
+    /// Attributes whose value is space-separated tokens only, with no free
+    /// text at the end: any odd spacing (`a=setup: actpass`,
+    /// `a=candidate:1  1 udp ...`, `a=msid:s  t`) keeps the line `.other`
+    /// before the parser runs. rtcp-fb, extmap, ssrc and msid-semantic end in
+    /// (or start with) text that may hold spaces and check their own tokens;
+    /// fmtp parameters, rtcp and simulcast (which refuses any odd spacing
+    /// itself) are not listed.
+    private static func isTokensOnly(_ name: Substring) -> Bool {
+        switch name {
+        case "group", "mid", "msid", "rtpmap", "ssrc-group", "rid", "ice-ufrag", "ice-pwd", "ice-options",
+             "fingerprint", "setup", "candidate", "sctp-port", "max-message-size":
+            true
+        default: false
         }
     }
 }

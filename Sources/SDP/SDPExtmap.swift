@@ -16,10 +16,15 @@ public struct SDPExtmap: Equatable, Hashable, Sendable {
         self.attributes = attributes
     }
 
-    init(parsing value: Substring) throws(SDPError) {
+    /// nil when spacing leaves the id or the URI empty (`1  urn:x`, `1 `,
+    /// ` 1 urn:x`): the line is then kept as `.other`. The extension
+    /// attributes are free text and kept as written.
+    init?(parsing value: Substring) throws(SDPError) {
         guard let (head, rest) = value.sdpSplitOnce(0x20) else {
             throw SDPError(line: 0, "bad extmap attribute: expected '<id> <URI>'")
         }
+        let (uri, attributes) = rest.sdpSplitOnce(0x20) ?? (rest, nil)
+        guard !head.isEmpty, !uri.isEmpty else { return nil }
         var direction: SDPDirection?
         var idText = head
         if let (number, dir) = head.sdpSplitOnce(UInt8(ascii: "/")) {
@@ -32,8 +37,6 @@ public struct SDPExtmap: Equatable, Hashable, Sendable {
         guard let id = sdpDecimal(idText, as: UInt16.self) else {
             throw SDPError(line: 0, "bad extmap attribute: bad id")
         }
-        let (uri, attributes) = rest.sdpSplitOnce(0x20) ?? (rest, nil)
-        guard !uri.isEmpty else { throw SDPError(line: 0, "bad extmap attribute: empty URI") }
         self.init(id: id, direction: direction, uri: String(uri), attributes: attributes.map(String.init))
     }
 

@@ -15,10 +15,13 @@ public struct SDPMSIDSemantic: Equatable, Hashable, Sendable {
         self.spaceAfterColon = spaceAfterColon
     }
 
-    init(parsing value: Substring) throws(SDPError) {
+    /// nil when, past Chromium's one space after the colon, spacing leaves
+    /// an empty token (`  WMS`, `WMS  x`, `WMS `): kept as `.other`.
+    init?(parsing value: Substring) throws(SDPError) {
         var rest = value
         let space = rest.utf8.first == 0x20
         if space { rest = rest[rest.utf8.index(after: rest.utf8.startIndex)...] }
+        if sdpHasOddSpacing(rest) { return nil }
         let fields = rest.sdpSplit(0x20)
         guard let semantic = fields.first, !semantic.isEmpty else {
             throw SDPError(line: 0, "bad msid-semantic attribute: no semantic")

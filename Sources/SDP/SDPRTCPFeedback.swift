@@ -20,10 +20,15 @@ public struct SDPRTCPFeedback: Equatable, Hashable, Sendable {
         self.payloadType == nil || self.payloadType == payloadType
     }
 
-    init(parsing value: Substring) throws(SDPError) {
+    /// nil when spacing leaves the payload type or the type empty
+    /// (`96  nack`, `96 `, ` 96 nack`): the line is then kept as `.other`.
+    /// The parameter is free text and kept as written.
+    init?(parsing value: Substring) throws(SDPError) {
         guard let (format, rest) = value.sdpSplitOnce(0x20) else {
             throw SDPError(line: 0, "bad rtcp-fb attribute: expected '<payload type> <type>'")
         }
+        let (type, parameter) = rest.sdpSplitOnce(0x20) ?? (rest, nil)
+        guard !format.isEmpty, !type.isEmpty else { return nil }
         var payloadType: UInt8?
         if !sdpSameBytes(format, "*") {
             guard let pt = sdpDecimal(format, as: UInt8.self), pt < 128 else {
@@ -31,8 +36,6 @@ public struct SDPRTCPFeedback: Equatable, Hashable, Sendable {
             }
             payloadType = pt
         }
-        let (type, parameter) = rest.sdpSplitOnce(0x20) ?? (rest, nil)
-        guard !type.isEmpty else { throw SDPError(line: 0, "bad rtcp-fb attribute: empty type") }
         self.init(payloadType: payloadType, type: String(type), parameter: parameter.map(String.init))
     }
 

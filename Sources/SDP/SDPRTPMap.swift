@@ -21,7 +21,7 @@ public struct SDPRTPMap: Equatable, Hashable, Sendable {
         guard let (pt, rest) = value.sdpSplitOnce(0x20), let payloadType = sdpDecimal(pt, as: UInt8.self),
               payloadType < 128
         else { throw SDPError(line: 0, "bad rtpmap attribute: expected '<payload type 0-127> <encoding>/<clock rate>'") }
-        let parts = rest.sdpTrimmingSpaces().sdpSplit(UInt8(ascii: "/"))
+        let parts = rest.sdpSplit(UInt8(ascii: "/"))
         guard parts.count == 2 || parts.count == 3, !parts[0].isEmpty,
               let clockRate = sdpDecimal(parts[1], as: UInt32.self)
         else { throw SDPError(line: 0, "bad rtpmap attribute: expected '<encoding>/<clock rate>[/<channels>]'") }

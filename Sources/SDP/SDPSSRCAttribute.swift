@@ -16,10 +16,16 @@ public struct SDPSSRCAttribute: Equatable, Hashable, Sendable {
         self.value = value
     }
 
-    init(parsing text: Substring) throws(SDPError) {
-        guard let (number, rest) = text.sdpSplitOnce(0x20), let ssrc = sdpDecimal(number, as: UInt32.self) else {
-            throw SDPError(line: 0, "bad ssrc attribute: expected '<ssrc 0-4294967295> <attribute>'")
-        }
+    /// nil when spacing leaves the ssrc or the attribute name empty or
+    /// starting with a space (`1  cname:x`, `1 `, ` 1 cname:x`): typed, such a
+    /// line would name its attribute `" cname"` and every `cname` lookup
+    /// would miss it, so it is kept as `.other`. The value is free text
+    /// (`msid:<stream> <track>`) and kept as written.
+    init?(parsing text: Substring) throws(SDPError) {
+        let expected = SDPError(line: 0, "bad ssrc attribute: expected '<ssrc 0-4294967295> <attribute>'")
+        guard let (number, rest) = text.sdpSplitOnce(0x20) else { throw expected }
+        guard !number.isEmpty, !rest.isEmpty, rest.utf8.first != 0x20 else { return nil }
+        guard let ssrc = sdpDecimal(number, as: UInt32.self) else { throw expected }
         let (name, value) = rest.sdpSplitOnce(UInt8(ascii: ":")) ?? (rest, nil)
         guard !name.isEmpty else { throw SDPError(line: 0, "bad ssrc attribute: empty attribute name") }
         self.init(ssrc: ssrc, attribute: String(name), value: value.map(String.init))

@@ -71,12 +71,30 @@ func sdpTokens(_ text: Substring) -> [Substring]? {
     return tokens
 }
 
-/// Space-separated fields, skipping empty ones. Typed attribute parsers use
-/// this: an odd spacing still parses, and the exact-text check then keeps the
-/// line as `.other` instead of refusing it.
+/// Space-separated fields, skipping empty ones. `SDPAttribute` keeps a line
+/// with odd spacing as `.other` before these parsers see it (see
+/// `sdpHasOddSpacing`); the public `SDPCandidate(parsing:)` for trickled
+/// candidates relies on this to accept a doubled space.
 @usableFromInline
 func sdpFields(_ text: Substring) -> [Substring] {
     text.sdpSplit(0x20).filter { !$0.isEmpty }
+}
+
+/// Whether non-empty text has an empty space-separated token: a leading or
+/// trailing space, or two spaces in a row. A typed attribute cannot write
+/// such a line back, so its parser returns nil and the line stays `.other`
+/// with its exact text, rather than refusing the description or typing a
+/// field with a stray space in it. Empty text is not odd spacing: `a=mid:`
+/// is a malformed attribute and is refused.
+@usableFromInline
+func sdpHasOddSpacing(_ text: Substring) -> Bool {
+    var previousWasSpace = true  // so a leading space counts
+    for byte in text.utf8 {
+        let isSpace = byte == 0x20
+        if isSpace, previousWasSpace { return true }
+        previousWasSpace = isSpace
+    }
+    return previousWasSpace && !text.isEmpty
 }
 
 extension SDPError {

@@ -91,9 +91,10 @@ public struct SessionDescription: Equatable, Hashable, Sendable {
 extension SessionDescription {
     /// Parses a description. Lines may end in CRLF or LF; empty lines are
     /// skipped. Throws an `SDPError` naming the 1-based line for: a first
-    /// line that is not `v=`, a line not of the form `<letter>=<value>`, an
+    /// line that is not `v=0`, a line not of the form `<letter>=<value>`, an
     /// unknown line type, a line out of place (`r=` before `t=`, `s=` twice),
-    /// a malformed `o=`/`c=`/`b=`/`t=`/`m=` line or a malformed typed
+    /// a malformed `o=`/`c=`/`b=`/`t=`/`m=` line (an `m=` line needs at
+    /// least one format, RFC 8866 section 5.14) or a malformed typed
     /// attribute, and a missing `o=` or `s=`.
     public init(parsing text: String) throws(SDPError) {
         var parser = SDPLineParser()
@@ -126,16 +127,13 @@ struct SDPLineParser {
     private var version: UInt32?
     private var origin: SDPOrigin?
     private var sessionName: String?
-    private var information: String?
     private var uri: String?
     private var emails: [String] = []
     private var phones: [String] = []
-    private var connection: SDPConnection?
-    private var bandwidths: [SDPBandwidth] = []
     private var timings: [SDPTiming] = []
     private var timeZones: String?
-    private var encryptionKey: String?
-    private var attributes: [SDPAttribute] = []
+    /// i=, c=, b=, k= and a= of the session level.
+    private var session = SessionLevelLines()
     private var media: [MediaDescription] = []
 
     mutating func consume(_ line: Substring) throws(SDPError) {
@@ -147,41 +145,24 @@ struct SDPLineParser {
 
         guard let version else {
             guard type == UInt8(ascii: "v") else { throw SDPError(line: 0, "missing v= line: a description starts with v=0") }
-            guard let parsed = sdpDecimal(value, as: UInt32.self), sdpSameBytes(String(parsed), value) else {
-                throw SDPError(line: 0, "bad v= line '\(line.prefix(40))'")
+            // RFC 8866 section 5.1 defines only version 0; another number
+            // means a grammar this parser does not know.
+            guard sdpSameBytes(value, "0") else {
+                throw SDPError(line: 0, "bad v= line '\(line.prefix(40))': only v=0 is defined (RFC 8866 section 5.1)")
             }
-            self.version = parsed
+            self.version = 0
             return
         }
         _ = version
 
-        if var section = media.popLast() {
-            defer { media.append(section) }
-            switch type {
-            case UInt8(ascii: "m"):
-                break  // a new section, handled below
-            case UInt8(ascii: "i"):
-                guard section.information == nil else { throw SDPError(line: 0, "second i= line in a media section") }
-                section.information = String(value)
-                return
-            case UInt8(ascii: "c"):
-                guard section.connection == nil else { throw SDPError(line: 0, "second c= line in a media section") }
-                section.connection = try Self.exact(SDPConnection(parsing: value), value, "c=") { $0.value }
-                return
-            case UInt8(ascii: "b"):
-                section.bandwidths.append(try Self.exact(SDPBandwidth(parsing: value), value, "b=") { $0.text })
-                return
-            case UInt8(ascii: "k"):
-                guard section.encryptionKey == nil else { throw SDPError(line: 0, "second k= line in a media section") }
-                section.encryptionKey = String(value)
-                return
-            case UInt8(ascii: "a"):
-                section.attributes.append(try SDPAttribute(parsing: value))
-                return
-            default:
+        // After the first m= line every line but the next m= belongs to the last section.
+        if !media.isEmpty, type != UInt8(ascii: "m") {
+            guard try Self.consumeShared(type, value, into: &media[media.count - 1], level: "in a media section") else {
                 throw SDPError(line: 0, "'\(Character(Unicode.Scalar(type)))=' line not allowed in a media section")
             }
+            return
         }
+        if try Self.consumeShared(type, value, into: &session, level: "at session level") { return }
 
         switch type {
         case UInt8(ascii: "m"):
@@ -193,9 +174,6 @@ struct SDPLineParser {
         case UInt8(ascii: "s"):
             guard sessionName == nil else { throw SDPError(line: 0, "second s= line") }
             sessionName = String(value)
-        case UInt8(ascii: "i"):
-            guard information == nil else { throw SDPError(line: 0, "second session-level i= line") }
-            information = String(value)
         case UInt8(ascii: "u"):
             guard uri == nil else { throw SDPError(line: 0, "second u= line") }
             uri = String(value)
@@ -203,11 +181,6 @@ struct SDPLineParser {
             emails.append(String(value))
         case UInt8(ascii: "p"):
             phones.append(String(value))
-        case UInt8(ascii: "c"):
-            guard connection == nil else { throw SDPError(line: 0, "second session-level c= line") }
-            connection = try Self.exact(SDPConnection(parsing: value), value, "c=") { $0.value }
-        case UInt8(ascii: "b"):
-            bandwidths.append(try Self.exact(SDPBandwidth(parsing: value), value, "b=") { $0.text })
         case UInt8(ascii: "t"):
             timings.append(try Self.exact(SDPTiming(parsing: value), value, "t=") { $0.value })
         case UInt8(ascii: "r"):
@@ -216,16 +189,38 @@ struct SDPLineParser {
         case UInt8(ascii: "z"):
             guard timeZones == nil else { throw SDPError(line: 0, "second z= line") }
             timeZones = String(value)
-        case UInt8(ascii: "k"):
-            guard encryptionKey == nil else { throw SDPError(line: 0, "second session-level k= line") }
-            encryptionKey = String(value)
-        case UInt8(ascii: "a"):
-            attributes.append(try SDPAttribute(parsing: value))
         case UInt8(ascii: "v"):
             throw SDPError(line: 0, "second v= line")
         default:
             throw SDPError(line: 0, "unknown line type '\(Character(Unicode.Scalar(type)))='")
         }
+    }
+
+    /// Consumes an i=, c=, b=, k= or a= line, which mean the same at session
+    /// and media level (RFC 8866 sections 5.6-5.8, 5.12, 5.13); false for any
+    /// other type. `level` ends "second i= line ..." errors.
+    private static func consumeShared<Lines: SDPSharedLines>(
+        _ type: UInt8, _ value: Substring, into lines: inout Lines, level: String
+    ) throws(SDPError) -> Bool {
+        func second(_ letter: String) -> SDPError { SDPError(line: 0, "second \(letter)= line \(level)") }
+        switch type {
+        case UInt8(ascii: "i"):
+            guard lines.information == nil else { throw second("i") }
+            lines.information = String(value)
+        case UInt8(ascii: "c"):
+            guard lines.connection == nil else { throw second("c") }
+            lines.connection = try exact(SDPConnection(parsing: value), value, "c=") { $0.value }
+        case UInt8(ascii: "b"):
+            lines.bandwidths.append(try exact(SDPBandwidth(parsing: value), value, "b=") { $0.text })
+        case UInt8(ascii: "k"):
+            guard lines.encryptionKey == nil else { throw second("k") }
+            lines.encryptionKey = String(value)
+        case UInt8(ascii: "a"):
+            lines.attributes.append(try SDPAttribute(parsing: value))
+        default:
+            return false
+        }
+        return true
     }
 
     func finish(lineCount: Int) throws(SDPError) -> SessionDescription {
@@ -234,9 +229,10 @@ struct SDPLineParser {
         guard let sessionName else { throw SDPError(line: 0, "missing s= line") }
         guard !timings.isEmpty else { throw SDPError(line: 0, "missing t= line") }
         return SessionDescription(
-            version: version, origin: origin, sessionName: sessionName, information: information, uri: uri,
-            emails: emails, phones: phones, connection: connection, bandwidths: bandwidths, timings: timings,
-            timeZones: timeZones, encryptionKey: encryptionKey, attributes: attributes, media: media)
+            version: version, origin: origin, sessionName: sessionName, information: session.information, uri: uri,
+            emails: emails, phones: phones, connection: session.connection, bandwidths: session.bandwidths,
+            timings: timings, timeZones: timeZones, encryptionKey: session.encryptionKey,
+            attributes: session.attributes, media: media)
     }
 
     /// A structural line must be written back exactly: one space between
@@ -254,32 +250,47 @@ struct SDPLineParser {
     }
 }
 
+/// The lines RFC 8866 allows, with the same meaning, at session level and
+/// in a media section: one parser (`SDPLineParser.consumeShared`) fills both.
+protocol SDPSharedLines {
+    var information: String? { get set }
+    var connection: SDPConnection? { get set }
+    var bandwidths: [SDPBandwidth] { get set }
+    var encryptionKey: String? { get set }
+    var attributes: [SDPAttribute] { get set }
+}
+
+extension MediaDescription: SDPSharedLines {}
+
+/// The session level's share of `SDPSharedLines` while parsing.
+struct SessionLevelLines: SDPSharedLines {
+    var information: String?
+    var connection: SDPConnection?
+    var bandwidths: [SDPBandwidth] = []
+    var encryptionKey: String?
+    var attributes: [SDPAttribute] = []
+}
+
 // MARK: - Accessors
 
 extension SessionDescription {
     /// `a=group:BUNDLE ...` lines (RFC 8843).
     public var bundleGroups: [SDPGroup] {
-        attributes.compactMap { if case .group(let group) = $0, group.isBundle { group } else { nil } }
+        attributes.allValues(SDPAttribute.groupValue).filter(\.isBundle)
     }
 
     /// All `a=group:` lines.
     public var groups: [SDPGroup] {
-        attributes.compactMap { if case .group(let group) = $0 { group } else { nil } }
+        attributes.allValues(SDPAttribute.groupValue)
     }
 
     /// A session-level direction attribute (Firefox may put `a=sendrecv` here).
-    public var direction: SDPDirection? {
-        for case .direction(let direction) in attributes { return direction }
-        return nil
-    }
+    public var direction: SDPDirection? { attributes.direction }
 
     public var isICELite: Bool { attributes.contains(.iceLite) }
 
     /// `a=msid-semantic:`
-    public var msidSemantic: SDPMSIDSemantic? {
-        for case .msidSemantic(let semantic) in attributes { return semantic }
-        return nil
-    }
+    public var msidSemantic: SDPMSIDSemantic? { attributes.msidSemantic }
 
     /// The media section whose `a=mid:` is `mid`.
     public func media(withMID mid: String) -> MediaDescription? {

@@ -121,6 +121,62 @@ import Testing
         #expect(parsed.text == text)
     }
 
+    /// Odd spacing (a leading, trailing or doubled space between the fields a
+    /// typed form parses) is neither an error nor typed with a stray space in
+    /// a field: the line stays `.other`, byte for byte.
+    @Test(arguments: [
+        "rtcp-fb:96  nack", "rtcp-fb:96 ", "rtcp-fb: 96 nack", "rtcp-fb:*  transport-cc", "rtcp-fb:x  nack",
+        "extmap:1  urn:ietf:params:rtp-hdrext:sdes:mid", "extmap:1 ", "extmap: 1 urn:x", "extmap:2/recvonly  urn:x",
+        "ssrc:1  cname:x", "ssrc:1 ", "ssrc: 1 cname:x", "ssrc:1   msid:s t",
+        "msid-semantic:  WMS", "msid-semantic: WMS  a", "msid-semantic: WMS ", "msid-semantic:WMS ",
+        "rtpmap: 96 VP8/90000", "rtpmap:96 VP8/90000 ", "rtpmap:96 ",
+        "group:BUNDLE  0", "group: BUNDLE 0", "group:BUNDLE 0 ", "group: ",
+        "mid: 0", "mid:0 ", "mid: ", "msid: s t", "msid:s  t", "msid:s ",
+        "ssrc-group:FID  1 2", "ssrc-group: FID 1", "rid:h  send", "rid:h send ", "rid: h send",
+        "ice-ufrag: abc", "ice-pwd:abc ", "ice-options:trickle  renomination", "ice-options:trickle ",
+        "fingerprint:sha-256  AA:BB", "fingerprint: sha-256 AA:BB", "setup: actpass", "setup:actpass ",
+        "candidate: 1 1 udp 1 127.0.0.1 9 typ host", "candidate:1 1 udp 1 127.0.0.1 9 typ host ",
+        "candidate:1 1 udp 1 127.0.0.1  typ host", "sctp-port: 5000", "max-message-size:262144 ",
+    ])
+    func oddSpacingKeepsTheLineAsOther(_ text: String) throws {
+        let parsed: SDPAttribute
+        do {
+            parsed = try SDPAttribute(parsing: text)
+        } catch {
+            Issue.record("\(text.debugDescription) refused: \(error)")
+            return
+        }
+        guard case .other = parsed else {
+            Issue.record("\(text.debugDescription) parsed as \(parsed)")
+            return
+        }
+        #expect(Array(parsed.text.utf8) == Array(text.utf8))
+    }
+
+    /// In a whole description, odd spacing neither refuses it nor yields a
+    /// typed field with a stray space (an ssrc attribute named " cname").
+    @Test func oddlySpacedLinesInADescriptionStayOther() throws {
+        let text = "v=0\r\no=- 1 2 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n"
+            + "a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96  nack\r\na=rtcp-fb:96 \r\na=extmap:1  urn:ietf:params:rtp-hdrext:sdes:mid\r\n"
+            + "a=ssrc:1  cname:x\r\na=ssrc:2 cname:y\r\n"
+        let parsed = try SessionDescription(parsing: text)
+        #expect(Array(parsed.text.utf8) == Array(text.utf8))
+        let video = try #require(parsed.media.first)
+        #expect(video.ssrcs == [SDPSSRCAttribute(ssrc: 2, attribute: "cname", value: "y")])
+        #expect(video.rtcpFeedback(for: 96).isEmpty)
+        #expect(video.extmaps.isEmpty)
+        #expect(video.attributeValue("ssrc") == "1  cname:x")
+    }
+
+    /// Free text at the end of a typed attribute keeps its spaces as written.
+    @Test func freeTextTailsKeepTheirSpacing() throws {
+        #expect(try SDPAttribute(parsing: "rtcp-fb:100 ccm  tmmbr") ==
+            .rtcpFeedback(SDPRTCPFeedback(payloadType: 100, type: "ccm", parameter: " tmmbr")))
+        #expect(try SDPAttribute(parsing: "ssrc:1 msid:s  t") == .ssrc(SDPSSRCAttribute(ssrc: 1, attribute: "msid", value: "s  t")))
+        #expect(try SDPAttribute(parsing: "extmap:1 urn:x  a ") == .extmap(SDPExtmap(id: 1, uri: "urn:x", attributes: " a ")))
+        #expect(try SDPAttribute(parsing: "fmtp:96  apt=96") == .fmtp(SDPFormatParameters(payloadType: 96, parameters: " apt=96")))
+    }
+
     @Test func fmtpPairsTrimSpacesAndKeepBareKeys() {
         let fmtp = SDPFormatParameters(payloadType: 100, parameters: "profile-id=2; x-google-min-bitrate=300;;flag")
         #expect(fmtp.pairs == [

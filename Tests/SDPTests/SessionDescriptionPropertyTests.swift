@@ -100,7 +100,7 @@ struct RandomSDP {
         MediaDescription(
             kind: pick([.audio, .video, .application, .other("text"), .other("message")]),
             port: int(0...UInt16.max), numberOfPorts: maybe { $0.int(0...UInt16.max) }, proto: token(),
-            formats: tokens(0...6), information: maybe { $0.text() }, connection: maybe { $0.connection() },
+            formats: tokens(1...6), information: maybe { $0.text() }, connection: maybe { $0.connection() },
             bandwidths: (0..<int(0...2)).map { _ in bandwidth() }, encryptionKey: maybe { $0.text() },
             attributes: (0..<int(0...12)).map { _ in attribute() })
     }
