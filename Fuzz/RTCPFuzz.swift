@@ -1,9 +1,10 @@
 // fuzz-module: Packets
 // libFuzzer entry point: RTCP compound packets. Parses the input as a
-// compound and as each typed view alone, reads every accessor, walks every
-// iterator, and for each typed packet checks view -> value -> write ->
-// parse -> equal value. Built by scripts/fuzz.sh together with the sources
-// of the module under test.
+// compound and as each typed view alone, reads every accessor and walks every
+// iterator with `inspectRTCP` (Sources/VroomTesting/RTCPInspection.swift,
+// shared with PacketsTests), and for each typed packet checks view -> value
+// -> write -> parse -> equal value. Built by scripts/fuzz.sh together with
+// the sources of the module under test and its fuzz-shared files.
 #if canImport(Packets)
 import Packets
 #endif
@@ -14,30 +15,18 @@ public func rtcpFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var sum: UInt64 = 0
 
     // Every typed view straight on the input, as one packet.
-    if let view = try? SenderReportView(validating: bytes) { sum &+= rtcpFuzzCheck(.senderReport(view)) }
-    if let view = try? ReceiverReportView(validating: bytes) { sum &+= rtcpFuzzCheck(.receiverReport(view)) }
-    if let view = try? SourceDescriptionView(validating: bytes) { sum &+= rtcpFuzzCheck(.sourceDescription(view)) }
-    if let view = try? GoodbyeView(validating: bytes) { sum &+= rtcpFuzzCheck(.goodbye(view)) }
-    if let view = try? GenericNACKView(validating: bytes) { sum &+= rtcpFuzzCheck(.genericNACK(view)) }
-    if let view = try? TransportCCFeedbackView(validating: bytes) { sum &+= rtcpFuzzCheck(.transportCCFeedback(view)) }
-    if let view = try? PictureLossIndicationView(validating: bytes) {
-        sum &+= rtcpFuzzCheck(.pictureLossIndication(view))
-    }
-    if let view = try? FullIntraRequestView(validating: bytes) { sum &+= rtcpFuzzCheck(.fullIntraRequest(view)) }
-    if let view = try? ReceiverEstimatedMaxBitrateView(validating: bytes) {
-        sum &+= rtcpFuzzCheck(.receiverEstimatedMaxBitrate(view))
-    }
+    forEachRTCPView(in: bytes) { sum &+= rtcpFuzzCheck($0) }
 
     if let compound = try? RTCPCompoundPacket(validating: bytes) {
-        var total = 0
-        for packet in compound {
-            total += packet.bytes.count
-            sum &+= UInt64(packet.packetType) &+ UInt64(packet.countOrFormat) &+ UInt64(packet.payload.count)
-            if packet.hasPadding != (packet.paddingLength > 0) { fatalError("P bit and padding length disagree") }
-            guard let typed = try? packet.typed() else { continue }
-            sum &+= rtcpFuzzCheck(typed)
+        do {
+            sum &+= try inspectRTCP(compound)
+        } catch {
+            fatalError("\(error)")
         }
-        if total != size { fatalError("compound packets cover \(total) of \(size) bytes") }
+        for packet in compound {
+            guard let typed = try? packet.typed() else { continue }
+            rtcpFuzzRoundTrip(typed)
+        }
     }
     rtcpFuzzSink(sum)
     return 0
@@ -49,121 +38,55 @@ func rtcpFuzzSink(_ value: UInt64) {
     if value == 0x5254_4350_4655_5A5A { print("") }
 }
 
-/// Touches everything, then round-trips the packet through its value type.
+/// Touches everything (VroomTesting's `inspectRTCP`), then round-trips the
+/// packet through its value type.
 func rtcpFuzzCheck(_ packet: RTCPPacket) -> UInt64 {
-    var sum: UInt64 = 0
-    func add(_ value: some BinaryInteger) { sum &+= UInt64(truncatingIfNeeded: value) }
-    func addReports(_ reports: ReceptionReports) {
-        for report in reports {
-            add(report.ssrc.rawValue)
-            add(report.fractionLost)
-            add(report.cumulativeLost)
-            add(report.extendedHighestSequence)
-            add(report.jitter)
-            add(report.lastSR)
-            add(report.delaySinceLastSR)
-        }
+    let sum: UInt64
+    do {
+        sum = try inspectRTCP(packet)
+    } catch {
+        fatalError("\(error)")
     }
+    rtcpFuzzRoundTrip(packet)
+    return sum
+}
+
+/// view -> value -> write -> parse -> equal value, for each known type.
+func rtcpFuzzRoundTrip(_ packet: RTCPPacket) {
     switch packet {
     case .senderReport(let view):
-        add(view.ssrc.rawValue)
-        add(view.ntpTimestamp)
-        add(view.rtpTimestamp)
-        add(view.packetCount)
-        add(view.octetCount)
-        addReports(view.reports)
-        add(view.profileExtension.count)
         rtcpFuzzRoundTrip(SenderReport(view)) {
             if case .senderReport(let again) = $0 { SenderReport(again) } else { nil }
         }
     case .receiverReport(let view):
-        add(view.ssrc.rawValue)
-        addReports(view.reports)
-        add(view.profileExtension.count)
         rtcpFuzzRoundTrip(ReceiverReport(view)) {
             if case .receiverReport(let again) = $0 { ReceiverReport(again) } else { nil }
         }
     case .sourceDescription(let view):
-        var chunks = 0
-        for chunk in view.chunks {
-            add(chunk.source.rawValue)
-            for item in chunk.items {
-                add(item.type)
-                for byte in item.text { add(byte) }
-            }
-            chunks += 1
-        }
-        if chunks != view.chunkCount { fatalError("SDES: \(chunks) chunks of \(view.chunkCount)") }
         rtcpFuzzRoundTrip(SourceDescription(view)) {
             if case .sourceDescription(let again) = $0 { SourceDescription(again) } else { nil }
         }
     case .goodbye(let view):
-        for source in view.sources { add(source.rawValue) }
-        if let reason = view.reason { for byte in reason { add(byte) } }
         rtcpFuzzRoundTrip(Goodbye(view)) {
             if case .goodbye(let again) = $0 { Goodbye(again) } else { nil }
         }
     case .genericNACK(let view):
-        add(view.senderSSRC.rawValue)
-        add(view.mediaSSRC.rawValue)
-        var bits = 0
-        for item in view.items {
-            add(item.packetID &+ item.lostBitmask)
-            bits += 1 + item.lostBitmask.nonzeroBitCount
-        }
-        var lost = 0
-        for sequenceNumber in view.lostSequenceNumbers {
-            add(sequenceNumber)
-            lost += 1
-        }
-        if lost != bits { fatalError("NACK: \(lost) lost sequence numbers, \(bits) expected") }
         rtcpFuzzRoundTrip(GenericNACK(view)) {
             if case .genericNACK(let again) = $0 { GenericNACK(again) } else { nil }
         }
     case .transportCCFeedback(let view):
-        add(view.senderSSRC.rawValue)
-        add(view.mediaSSRC.rawValue)
-        add(view.baseSequenceNumber)
-        add(view.referenceTime)
-        add(view.feedbackPacketCount)
-        var count = 0
-        for packet in view.packets {
-            if packet.sequenceNumber != view.baseSequenceNumber &+ UInt16(truncatingIfNeeded: count) {
-                fatalError("transport-cc: sequence number out of order")
-            }
-            if (packet.delta == nil) != (packet.status == .notReceived) {
-                fatalError("transport-cc: delta and status disagree")
-            }
-            add(packet.status.rawValue)
-            add(packet.delta ?? 0)
-            count += 1
-        }
-        if count != view.packetStatusCount {
-            fatalError("transport-cc: \(count) statuses of \(view.packetStatusCount)")
-        }
         rtcpFuzzRoundTrip(TransportCCFeedback(view)) {
             if case .transportCCFeedback(let again) = $0 { TransportCCFeedback(again) } else { nil }
         }
     case .pictureLossIndication(let view):
-        add(view.senderSSRC.rawValue)
-        add(view.mediaSSRC.rawValue)
         rtcpFuzzRoundTrip(PictureLossIndication(view)) {
             if case .pictureLossIndication(let again) = $0 { PictureLossIndication(again) } else { nil }
         }
     case .fullIntraRequest(let view):
-        add(view.senderSSRC.rawValue)
-        add(view.mediaSSRC.rawValue)
-        for entry in view.entries { add(entry.ssrc.rawValue &+ UInt32(entry.sequenceNumber)) }
         rtcpFuzzRoundTrip(FullIntraRequest(view)) {
             if case .fullIntraRequest(let again) = $0 { FullIntraRequest(again) } else { nil }
         }
     case .receiverEstimatedMaxBitrate(let view):
-        add(view.senderSSRC.rawValue)
-        add(view.mediaSSRC.rawValue)
-        add(view.bitrate)
-        add(view.bitrateExponent)
-        add(view.bitrateMantissa)
-        for ssrc in view.ssrcs { add(ssrc.rawValue) }
         // Writing rounds the bitrate down to 18 bits of mantissa; only a
         // saturated (over 64-bit) bitrate actually changes.
         var value = ReceiverEstimatedMaxBitrate(view)
@@ -171,11 +94,9 @@ func rtcpFuzzCheck(_ packet: RTCPPacket) -> UInt64 {
         rtcpFuzzRoundTrip(value) {
             if case .receiverEstimatedMaxBitrate(let again) = $0 { ReceiverEstimatedMaxBitrate(again) } else { nil }
         }
-    case .other(let view):
-        add(view.packetType)
-        add(view.payload.count)
+    case .other:
+        break
     }
-    return sum
 }
 
 /// value -> write -> parse -> value: must be equal.

@@ -8,9 +8,13 @@
 #
 # A target is Fuzz/<Name>.swift with a first line "// fuzz-module: <Module>";
 # it is compiled together with Sources/<Module>/*.swift into one module, so
-# the harness reaches internal API too (no `import <Module>`). Seeds: Fuzz/Corpus/<Name>/.
-# Regressions: every file in Fuzz/Regressions/<Name>/ is replayed first; keep
-# each crashing input found later there (the script prints how).
+# the harness reaches internal API too (no `import <Module>`). Test helpers a
+# harness shares with the test suites live in Sources/VroomTesting/; each file
+# there whose first line is exactly "// fuzz-shared: <Module>" is compiled in
+# as well (it imports <Module> only `#if canImport(<Module>)`).
+# Seeds: Fuzz/Corpus/<Name>/. Regressions: every file in
+# Fuzz/Regressions/<Name>/ is replayed first; keep each crashing input found
+# later there (the script prints how).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +23,7 @@ targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -69,11 +73,15 @@ public func fuzzEntryPoint(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     selectedFuzzTarget(data, size)
 }
 SWIFT
+  shared=()
+  for f in Sources/VroomTesting/*.swift; do
+    if [ "$(head -n 1 "$f")" = "// fuzz-shared: $module" ]; then shared+=("$f"); fi
+  done
   extra=()
   [ "$module" = "Packets" ] && extra=(-I Sources/COpenSSL -lssl -lcrypto)
   echo "fuzz: building the $module harnesses"
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "${module}Fuzz" \
-    -use-ld=lld -Xlinker --export-dynamic "${extra[@]}" "Sources/$module"/*.swift "$gen"/*.swift \
+    -use-ld=lld -Xlinker --export-dynamic "${extra[@]}" "Sources/$module"/*.swift "${shared[@]}" "$gen"/*.swift \
     -o "$out/bin/$module"
 done
 

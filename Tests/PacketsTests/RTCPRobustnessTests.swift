@@ -13,28 +13,16 @@ import VroomTesting
         var parsed = 0
         try bytes.withRTCPBytes { raw throws in
             if let compound = try? RTCPCompoundPacket(validating: raw) {
+                // Every header and typed packet, and the packets cover the bytes.
+                #expect(throws: Never.self, "for \(bytes)") { try inspectRTCP(compound) }
                 for packet in compound {
-                    _ = packet.hasPadding
-                    _ = packet.payload.count
-                    _ = packet.unpadded.count
                     guard let typed = try? packet.typed() else { continue }
-                    RTCP.touch(typed)
                     #expect(try RTCP.roundTrips(typed), "round trip failed for \(bytes)")
                     parsed += 1
                 }
             }
             // Each typed view straight on the bytes, as one packet.
-            if let view = try? SenderReportView(validating: raw) { RTCP.touch(.senderReport(view)) }
-            if let view = try? ReceiverReportView(validating: raw) { RTCP.touch(.receiverReport(view)) }
-            if let view = try? SourceDescriptionView(validating: raw) { RTCP.touch(.sourceDescription(view)) }
-            if let view = try? GoodbyeView(validating: raw) { RTCP.touch(.goodbye(view)) }
-            if let view = try? GenericNACKView(validating: raw) { RTCP.touch(.genericNACK(view)) }
-            if let view = try? TransportCCFeedbackView(validating: raw) { RTCP.touch(.transportCCFeedback(view)) }
-            if let view = try? PictureLossIndicationView(validating: raw) { RTCP.touch(.pictureLossIndication(view)) }
-            if let view = try? FullIntraRequestView(validating: raw) { RTCP.touch(.fullIntraRequest(view)) }
-            if let view = try? ReceiverEstimatedMaxBitrateView(validating: raw) {
-                RTCP.touch(.receiverEstimatedMaxBitrate(view))
-            }
+            forEachRTCPView(in: raw) { #expect(RTCP.touch($0) == nil, "for \(bytes)") }
             if let view = try? ReceptionReportView(validating: raw) {
                 _ = view.cumulativeLost &+ Int32(bitPattern: view.delaySinceLastSR)
             }

@@ -94,86 +94,16 @@ enum RTCP {
         }
     }
 
-    /// Reads every accessor and walks every iterator of a typed packet; the
-    /// sum keeps the optimizer from dropping the reads.
-    @discardableResult
-    static func touch(_ packet: RTCPPacket) -> UInt64 {
-        var sum: UInt64 = 0
-        func add(_ value: some BinaryInteger) { sum &+= UInt64(truncatingIfNeeded: value) }
-        func addReports(_ reports: ReceptionReports) {
-            for report in reports {
-                add(report.ssrc.rawValue)
-                add(report.fractionLost)
-                add(report.cumulativeLost)
-                add(report.extendedHighestSequence)
-                add(report.jitter)
-                add(report.lastSR)
-                add(report.delaySinceLastSR)
-            }
+    /// Reads every accessor and walks every iterator of a typed packet
+    /// (VroomTesting's `inspectRTCP`); the inconsistency found, if any, for
+    /// `#expect(RTCP.touch(packet) == nil)`.
+    static func touch(_ packet: RTCPPacket) -> RTCPInspectionFailure? {
+        do {
+            try inspectRTCP(packet)
+            return nil
+        } catch {
+            return error
         }
-        switch packet {
-        case .senderReport(let view):
-            add(view.ssrc.rawValue)
-            add(view.ntpTimestamp)
-            add(view.rtpTimestamp)
-            add(view.packetCount)
-            add(view.octetCount)
-            addReports(view.reports)
-            add(view.profileExtension.count)
-        case .receiverReport(let view):
-            add(view.ssrc.rawValue)
-            addReports(view.reports)
-            add(view.profileExtension.count)
-        case .sourceDescription(let view):
-            for chunk in view.chunks {
-                add(chunk.source.rawValue)
-                for item in chunk.items {
-                    add(item.type)
-                    for byte in item.text { add(byte) }
-                }
-            }
-        case .goodbye(let view):
-            for source in view.sources { add(source.rawValue) }
-            if let reason = view.reason { for byte in reason { add(byte) } }
-        case .genericNACK(let view):
-            add(view.senderSSRC.rawValue)
-            add(view.mediaSSRC.rawValue)
-            for item in view.items { add(item.packetID &+ item.lostBitmask) }
-            for sequenceNumber in view.lostSequenceNumbers { add(sequenceNumber) }
-        case .transportCCFeedback(let view):
-            add(view.senderSSRC.rawValue)
-            add(view.mediaSSRC.rawValue)
-            add(view.baseSequenceNumber)
-            add(view.referenceTime)
-            add(view.feedbackPacketCount)
-            var count = 0
-            for packet in view.packets {
-                add(packet.sequenceNumber)
-                add(packet.status.rawValue)
-                add(packet.delta ?? 0)
-                count += 1
-            }
-            precondition(count == view.packetStatusCount, "transport-cc iterator stopped early")
-        case .pictureLossIndication(let view):
-            add(view.senderSSRC.rawValue)
-            add(view.mediaSSRC.rawValue)
-        case .fullIntraRequest(let view):
-            add(view.senderSSRC.rawValue)
-            add(view.mediaSSRC.rawValue)
-            for entry in view.entries { add(entry.ssrc.rawValue &+ UInt32(entry.sequenceNumber)) }
-        case .receiverEstimatedMaxBitrate(let view):
-            add(view.senderSSRC.rawValue)
-            add(view.mediaSSRC.rawValue)
-            add(view.bitrate)
-            add(view.bitrateExponent)
-            add(view.bitrateMantissa)
-            for ssrc in view.ssrcs { add(ssrc.rawValue) }
-        case .other(let view):
-            add(view.packetType)
-            add(view.countOrFormat)
-            add(view.payload.count)
-        }
-        return sum
     }
 
     // MARK: Random valid values
