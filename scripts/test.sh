@@ -26,8 +26,13 @@ if ! swift build --build-tests >"$log" 2>&1; then
   fail build
 fi
 grep -E '^Build' "$log" || true
-if grep -E 'warning:' "$log" | grep -v '/.build/checkouts/' | grep -q .; then
-  grep -E 'warning:' "$log" | grep -v '/.build/checkouts/' | sort -u
+# Our warnings only: those naming a file of this repository (not a dependency
+# checkout under .build) or this package itself.
+root=$(pwd)
+package=$(basename "$root")
+ours() { grep -E 'warning:' "$log" | grep -E "^$root/|warning: '$package'" | grep -v "^$root/\.build" | sort -u; }
+if [ -n "$(ours)" ]; then
+  ours
   fail build
 fi
 done_stage build
