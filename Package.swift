@@ -20,6 +20,12 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // Malloc counts per packet come from the interposer trait (DESIGN.md, "Dependencies").
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
@@ -42,9 +48,23 @@ let package = Package(
             "Rooms", "SFU", "WebRTC", "Packets",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "Signaling", dependencies: ["Rooms", "MediaIO", "SDP"]),
-        .target(name: "Persistence", dependencies: ["Rooms"]),
-        .target(name: "AdminAPI", dependencies: ["Signaling", "Rooms", "Persistence"]),
+        .target(name: "Signaling", dependencies: [
+            "Rooms", "MediaIO", "SDP",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Persistence", dependencies: [
+            "Rooms",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "AdminAPI", dependencies: [
+            "Signaling", "Rooms", "Persistence",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
 
         // Media codecs and the client side.
         .target(name: "Codecs", dependencies: ["CVPX", "COpus"]),
@@ -54,6 +74,7 @@ let package = Package(
         .executableTarget(name: "VroomServer", dependencies: [
             "AdminAPI", "Signaling", "MediaIO", "Rooms", "Persistence",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -68,5 +89,16 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus"]),
         .testTarget(name: "VroomServerTests", dependencies: ["MediaIO"]),
+        .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),
+        .testTarget(name: "SignalingTests", dependencies: [
+            "Signaling", "Rooms",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+        ]),
+        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Rooms"]),
+        .testTarget(name: "AdminAPITests", dependencies: [
+            "AdminAPI", "Rooms",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
     ]
 )
