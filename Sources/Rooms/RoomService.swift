@@ -99,7 +99,8 @@ public struct RoomService: Sendable {
                 statusCallback: nil, statusCallbackMethod: .post, now: now, events: &events)
         }
         if let duplicate {
-            endParticipant(duplicate, reason: .duplicateIdentity, at: now, events: &events)
+            // Refreshed once below, so others' offers come after both notices.
+            endParticipant(duplicate, reason: .duplicateIdentity, at: now, events: &events, refresh: false)
         }
 
         let sid = ParticipantSID.random(using: &generator)
@@ -298,10 +299,11 @@ public struct RoomService: Sendable {
 
     /// Ends a current participant's session: others are told (unless the
     /// whole room is ending), its tracks go with it (webhooks `track-removed`,
-    /// no `trackUnpublished` notices), subscriptions are refreshed.
+    /// no `trackUnpublished` notices), subscriptions are refreshed unless
+    /// `refresh` is false (the caller refreshes later).
     mutating func endParticipant(
         _ sid: ParticipantSID, reason: ParticipantEndReason, at date: Date,
-        events: inout [RoomEvent], roomEnding: Bool = false
+        events: inout [RoomEvent], roomEnding: Bool = false, refresh: Bool = true
     ) {
         guard var participant = participants[sid], participant.isCurrent else { return }
         let wasConnected = participant.status == .connected
@@ -335,7 +337,7 @@ public struct RoomService: Sendable {
             appendCallback(.trackRemoved, room: roomSID, participant: sid, track: track, at: date, events: &events)
         }
         appendCallback(.participantDisconnected, room: roomSID, participant: sid, at: date, events: &events)
-        if !roomEnding { refreshSubscriptions(in: roomSID, events: &events) }
+        if refresh && !roomEnding { refreshSubscriptions(in: roomSID, events: &events) }
     }
 
     /// Completes an in-progress room: every participant is disconnected with
