@@ -42,6 +42,9 @@ public struct RoomService: Sendable {
     var tokens: [SessionToken: ParticipantSID] = [:]
     /// Connected + reconnecting participants on the node.
     var currentParticipantCount = 0
+    /// Participants inside a reconnect window, so timers scan only them and
+    /// not the whole history.
+    var reconnecting: Set<ParticipantSID> = []
 
     /// A service with no rooms. `generator` makes every SID and session token.
     public init(configuration: RoomServiceConfiguration = RoomServiceConfiguration(), generator: any RandomNumberGenerator & Sendable) {
@@ -160,6 +163,7 @@ public struct RoomService: Sendable {
         let token = SessionToken.random(using: &generator)
         tokens[token] = sid
         participant.sessionToken = token
+        reconnecting.remove(sid)
         participant.status = .connected
         participant.reconnectDeadline = nil
         participant.dateUpdated = now
@@ -187,6 +191,7 @@ public struct RoomService: Sendable {
     public mutating func drop(participant sid: ParticipantSID, now: Date) -> [RoomEvent] {
         guard var participant = participants[sid], participant.status == .connected else { return [] }
         participant.status = .reconnecting
+        reconnecting.insert(sid)
         participant.reconnectDeadline = now.addingTimeInterval(configuration.reconnectWindow)
         participant.subscribedAtDrop = participant.subscribed
         participant.dateUpdated = now
@@ -215,11 +220,11 @@ public struct RoomService: Sendable {
     /// no timer is running.
     public var nextDeadline: Date? {
         var earliest: Date?
-        for room in rooms.values {
-            if let deadline = room.timeoutDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        for sid in inProgressByName.values {
+            if let deadline = rooms[sid]?.timeoutDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        for participant in participants.values {
-            if let deadline = participant.reconnectDeadline, earliest.map({ deadline < $0 }) ?? true {
+        for sid in reconnecting {
+            if let deadline = participants[sid]?.reconnectDeadline, earliest.map({ deadline < $0 }) ?? true {
                 earliest = deadline
             }
         }
@@ -234,15 +239,18 @@ public struct RoomService: Sendable {
         var events: [RoomEvent] = []
         while true {
             var due: (date: Date, participant: ParticipantSID?, room: RoomSID?)?
-            for participant in participants.values {
-                if let deadline = participant.reconnectDeadline, deadline <= now,
-                   due.map({ deadline < $0.date }) ?? true {
-                    due = (deadline, participant.sid, nil)
+            // Ties go to the smaller SID so a seed replays the same way
+            // whatever the hash order of the sets.
+            for sid in reconnecting {
+                if let deadline = participants[sid]?.reconnectDeadline, deadline <= now,
+                   due.map({ deadline < $0.date || (deadline == $0.date && $0.participant.map { sid < $0 } ?? false) }) ?? true {
+                    due = (deadline, sid, nil)
                 }
             }
-            for room in rooms.values {
-                if let deadline = room.timeoutDeadline, deadline <= now, due.map({ deadline < $0.date }) ?? true {
-                    due = (deadline, nil, room.sid)
+            for sid in inProgressByName.values {
+                if let deadline = rooms[sid]?.timeoutDeadline, deadline <= now,
+                   due.map({ deadline < $0.date || (deadline == $0.date && $0.room.map { sid < $0 } ?? false) }) ?? true {
+                    due = (deadline, nil, sid)
                 }
             }
             guard let due else { return events }
@@ -317,6 +325,7 @@ public struct RoomService: Sendable {
         participant.endTime = date
         participant.dateUpdated = date
         participant.reconnectDeadline = nil
+        reconnecting.remove(sid)
         participant.subscribedAtDrop = nil
         participant.publications = []
         participant.subscribed = []
