@@ -1,10 +1,12 @@
+import AdminAPI
 import ArgumentParser
 import Foundation
+import Hummingbird
 import Logging
 import MediaIO
 
 @main
-struct VroomServerCommand: ParsableCommand {
+struct VroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vroom-server",
         abstract: "Vroom room server and SFU.",
@@ -87,14 +89,14 @@ struct CheckConfig: ParsableCommand {
     }
 }
 
-struct Serve: ParsableCommand {
+struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the server (the default).")
 
     @OptionGroup var options: ServerOptions
 
-    func run() throws {
+    func run() async throws {
         let configuration = try options.resolvedConfiguration()
-        installTerminationHandlers()
+        unblockTerminationSignals()
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -108,30 +110,33 @@ struct Serve: ParsableCommand {
         let media = try MediaListener(
             address: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers)
         media.start(logger: Logger(label: "vroom.media"))
+        defer { media.stop() }
         logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ","))")
 
-        let http = try HealthEndpoint(address: configuration.http.address, port: configuration.http.port, rtcPorts: media.ports)
-        logger.info("http: listening on \(configuration.http.address):\(http.port) (GET /healthz)")
-        http.serve(logger: Logger(label: "vroom.http"))
+        let rtcPorts = media.ports.map(Int.init)
+        let router = Router()
+        router.addHealthRoute { HealthStatus(status: .ok, rtcPorts: rtcPorts) }
+        let address = configuration.http.address
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(address, port: Int(configuration.http.port)), serverName: "vroom"),
+            onServerRunning: { channel in
+                logger.info("http: listening on \(address):\(channel.localAddress?.port ?? 0)")
+            },
+            logger: Logger(label: "vroom.http"))
+        // SIGTERM (systemd, docker stop) and SIGINT shut down gracefully, status 0.
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        logger.info("stopped")
     }
 }
 
-/// SIGTERM (systemd, docker stop) and SIGINT end the process with status 0.
-/// A parent may spawn us with these signals blocked (Foundation's Process
-/// inherits its thread's mask), so unblock them first. Until the control plane
-/// has state worth draining there is nothing to flush: the handler only writes
-/// one line, with async-signal-safe calls.
-func installTerminationHandlers() {
+/// A parent may spawn us with SIGTERM and SIGINT blocked (Foundation's
+/// Process passes on its thread's signal mask); unblock them so the graceful
+/// shutdown handlers can see them.
+func unblockTerminationSignals() {
     var signals = sigset_t()
     sigemptyset(&signals)
     sigaddset(&signals, SIGTERM)
     sigaddset(&signals, SIGINT)
     pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-    let handler: @convention(c) (Int32) -> Void = { _ in
-        let message = "vroom-server: terminating on signal\n"
-        _ = message.withCString { write(2, $0, strlen($0)) }
-        _exit(0)
-    }
-    signal(SIGTERM, handler)
-    signal(SIGINT, handler)
 }
