@@ -195,4 +195,15 @@ import Testing
         #expect(service.leave(participant: alice.sid, now: at(61)).isEmpty)
         #expect(service.subscribedTracks(of: bob.sid).isEmpty)
     }
+
+    @Test func checkOrderNameIdentityGrantNodeRoom() throws {
+        var service = makeService { $0.maxParticipantsPerNode = 0; $0.autoCreateRooms = false }
+        // Every check would fail; each one shows only once the earlier ones pass.
+        expectRoomError(.roomNameInvalid) { _ = try service.join(roomName: "", identity: "", grantRoom: "g", now: t0) }
+        expectRoomError(.participantIdentityInvalid) { _ = try service.join(roomName: "r", identity: "", grantRoom: "g", now: t0) }
+        expectRoomError(.accessTokenGrantsInvalid) { _ = try service.join(roomName: "r", identity: "a", grantRoom: "g", now: t0) }
+        expectRoomError(.signalingServerBusy) { _ = try service.join(roomName: "r", identity: "a", now: t0) }
+        var open = makeService { $0.autoCreateRooms = false }
+        expectRoomError(.roomNotFound) { _ = try open.join(roomName: "r", identity: "a", now: t0) }
+    }
 }

@@ -154,4 +154,23 @@ import Testing
         let resumed = try service.resume(sessionToken: alice.token, identity: "alice", now: at(3))
         #expect(resumed.events.notices(to: alice.sid).isEmpty)
     }
+
+    @Test func theWindowIsHalfOpenResumeAtExactly30SecondsIsLate() throws {
+        var service = makeService()
+        let alice = try join(&service, "alice")
+        _ = service.drop(participant: alice.sid, now: at(10))
+        expectRoomError(.signalingConnectionDisconnected) {
+            _ = try service.resume(sessionToken: alice.token, identity: "alice", now: at(40))
+        }
+        _ = try service.resume(sessionToken: alice.token, identity: "alice", now: at(39.999))
+    }
+
+    @Test func reconnectWindowIsConfigurable() throws {
+        var service = makeService { $0.reconnectWindow = 5 }
+        let alice = try join(&service, "alice")
+        _ = service.drop(participant: alice.sid, now: at(0))
+        #expect(service.nextDeadline == at(5))
+        let events = service.tick(now: at(5))
+        #expect(events.contains { if case .participantRemoved(_, alice.sid, .reconnectWindowExpired) = $0 { true } else { false } })
+    }
 }

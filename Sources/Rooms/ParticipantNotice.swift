@@ -1,0 +1,20 @@
+/// A notice for one participant's session: the server events of PROTOCOL.md
+/// section 3.7, plus `subscriptionsChanged` (send a fresh `subscribeOffer`)
+/// and `disconnected` (send it, then close the socket).
+public enum ParticipantNotice: Hashable, Sendable {
+    case participantConnected(ParticipantInfo)
+    case participantDisconnected(ParticipantSID)
+    case participantReconnecting(ParticipantSID)
+    case participantReconnected(ParticipantSID)
+    case trackPublished(participant: ParticipantSID, track: TrackInfo)
+    case trackUnpublished(participant: ParticipantSID, track: TrackSID)
+    case trackEnabled(participant: ParticipantSID, track: TrackSID, reason: TrackStateReason?)
+    case trackDisabled(participant: ParticipantSID, track: TrackSID, reason: TrackStateReason?)
+    /// A user-defined message for this participant.
+    case message(RoomMessage)
+    /// The set of tracks this participant is subscribed to changed: read
+    /// `RoomService.subscribedTracks(of:)` and send a `subscribeOffer`.
+    case subscriptionsChanged
+    /// The session ends with this error (53205, 53216, 53118).
+    case disconnected(RoomError)
+}
