@@ -1,0 +1,159 @@
+import Foundation
+import Rooms
+
+/// Where a participant's notices go: its signaling session's outbox.
+public protocol ParticipantConnection: AnyObject, Sendable {
+    /// Called on the `RoomHost` actor, in event order. Must not block: it
+    /// only enqueues (a session whose outbox is full disconnects itself,
+    /// PROTOCOL.md 3.6, so a slow client never stalls the room).
+    func deliver(_ notice: ParticipantNotice)
+}
+
+/// The one owner of a node's `RoomService` (DESIGN.md, "One owner per
+/// state"). Signaling sessions and REST handlers call into it; it runs each
+/// operation at the current time, hands the notices to the participants'
+/// connections in order, passes every other event (status callbacks,
+/// history records, media changes) to `eventSink`, and keeps one timer armed
+/// at the service's `nextDeadline` so reconnect windows and room timeouts
+/// fire without anyone calling in.
+public actor RoomHost {
+    private var service: RoomService
+    private var connections: [ParticipantSID: any ParticipantConnection] = [:]
+    private let eventSink: @Sendable ([RoomEvent]) -> Void
+    private let clock: @Sendable () -> Date
+    private var timer: Task<Void, Never>?
+    private var timerDeadline: Date?
+
+    /// - Parameters:
+    ///   - eventSink: receives, in order, every event that is not a notice
+    ///     to a participant. Called on this actor: it must only enqueue.
+    ///   - clock: the current time (tests may shift it).
+    public init(
+        configuration: RoomServiceConfiguration = RoomServiceConfiguration(),
+        clock: @escaping @Sendable () -> Date = { Date() },
+        eventSink: @escaping @Sendable ([RoomEvent]) -> Void = { _ in }
+    ) {
+        service = RoomService(configuration: configuration, generator: SystemRandomNumberGenerator())
+        self.clock = clock
+        self.eventSink = eventSink
+    }
+
+    deinit {
+        timer?.cancel()
+    }
+
+    public var configuration: RoomServiceConfiguration { service.configuration }
+
+    /// Runs `operation` now and routes what it returns; the value is the
+    /// operation's result. A throwing operation changes nothing.
+    public func perform<Value: Sendable, Failure: Error>(
+        _ operation: @Sendable (inout RoomService, Date) throws(Failure) -> RoomOutcome<Value>
+    ) throws(Failure) -> Value {
+        let now = catchUp()
+        let outcome = try operation(&service, now)
+        route(outcome.events)
+        armTimer()
+        return outcome.value
+    }
+
+    /// `perform` for operations that only return events.
+    public func perform<Failure: Error>(
+        _ operation: @Sendable (inout RoomService, Date) throws(Failure) -> [RoomEvent]
+    ) throws(Failure) {
+        let now = catchUp()
+        let events = try operation(&service, now)
+        route(events)
+        armTimer()
+    }
+
+    /// A read of the current state.
+    public func read<Value: Sendable>(_ body: @Sendable (RoomService) -> Value) -> Value {
+        body(service)
+    }
+
+    /// `join` or `resume` for a session: on success `connection` becomes the
+    /// participant's, `joined` runs (the session enqueues its `joined` reply
+    /// there) and only then are the join's events routed, so the joiner sees
+    /// `joined` before anything that follows from it.
+    public func admit(
+        connection: any ParticipantConnection,
+        joined: @Sendable (JoinResult) -> Void,
+        _ operation: @Sendable (inout RoomService, Date) throws(RoomError) -> RoomOutcome<JoinResult>
+    ) throws(RoomError) -> JoinResult {
+        let now = catchUp()
+        let outcome = try operation(&service, now)
+        connections[outcome.value.participant.sid] = connection
+        joined(outcome.value)
+        route(outcome.events)
+        armTimer()
+        return outcome.value
+    }
+
+    /// A session's socket went away without `leave` (a drop, PROTOCOL.md
+    /// 3.6). Ignored when `connection` is no longer the participant's (a
+    /// resume on a new socket replaced it).
+    public func connectionLost(participant: ParticipantSID, connection: any ParticipantConnection) {
+        guard connections[participant] === connection else { return }
+        connections[participant] = nil
+        perform { (service: inout RoomService, now) -> [RoomEvent] in service.drop(participant: participant, now: now) }
+    }
+
+    /// The session said `leave`.
+    public func leave(participant: ParticipantSID, connection: any ParticipantConnection) {
+        guard connections[participant] === connection else { return }
+        connections[participant] = nil
+        perform { (service: inout RoomService, now) -> [RoomEvent] in service.leave(participant: participant, now: now) }
+    }
+
+    // MARK: - Internals
+
+    /// The current time, after running any timer that is already due (the
+    /// service wants `tick` before an operation once a deadline has passed).
+    private func catchUp() -> Date {
+        let now = clock()
+        if let deadline = service.nextDeadline, deadline <= now {
+            route(service.tick(now: now))
+        }
+        return now
+    }
+
+    private func route(_ events: [RoomEvent]) {
+        var others: [RoomEvent] = []
+        for event in events {
+            switch event {
+            case .notice(let participant, let notice):
+                connections[participant]?.deliver(notice)
+                if case .disconnected = notice { connections[participant] = nil }
+            case .participantRemoved(_, let participant, _):
+                connections[participant] = nil
+                others.append(event)
+            default:
+                others.append(event)
+            }
+        }
+        if !others.isEmpty { eventSink(others) }
+    }
+
+    private func armTimer() {
+        let deadline = service.nextDeadline
+        guard deadline != timerDeadline else { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        guard let deadline else {
+            timer = nil
+            return
+        }
+        let delay = max(0, deadline.timeIntervalSince(clock()))
+        timer = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000) + 1))
+            guard !Task.isCancelled else { return }
+            await self?.timerFired()
+        }
+    }
+
+    private func timerFired() {
+        timerDeadline = nil
+        _ = catchUp()
+        armTimer()
+    }
+}
