@@ -14,7 +14,7 @@ public enum JSONValue: Sendable, Equatable {
     case number(Double)
     case string(String)
     case array([JSONValue])
-    /// Key/value pairs in order. Parsed objects keep the last value of a duplicated key.
+    /// Key/value pairs in order. A duplicated key in parsed text has one value: the one JSONDecoder picks.
     case object([(String, JSONValue)])
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {

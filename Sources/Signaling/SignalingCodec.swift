@@ -92,6 +92,15 @@ public enum SignalingCodec {
         }
     }
 
+    /// Subscribe rules from JSON text, with the same checks as in `join` and
+    /// `updateSubscriptions`: for the REST API's `Rules` parameter (PROTOCOL.md 6).
+    public static func decodeSubscribeRules(_ json: String) throws(SignalingError) -> [SignalingSubscribeRule] {
+        guard json.utf8.count <= maxFrameBytes, let value = JSONValue.parse(json) else {
+            throw .invalidMessage("rules are not JSON")
+        }
+        return try decodeRules(try JSONFields(.object([("rules", value)])).objects("rules"))
+    }
+
     private static func decodeRules(_ items: [JSONFields]) throws(SignalingError) -> [SignalingSubscribeRule] {
         var rules: [SignalingSubscribeRule] = []
         rules.reserveCapacity(items.count)

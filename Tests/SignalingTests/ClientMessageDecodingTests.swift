@@ -248,6 +248,16 @@ import Testing
         if case .invalid = SignalingCodec.decode(deep) {} else { Issue.record("deep nesting accepted") }
     }
 
+    @Test func restRulesDecodeWithTheSameChecks() throws {
+        #expect(
+            try SignalingCodec.decodeSubscribeRules(#"[{"type":"include","all":true},{"type":"exclude","track":"MT1"}]"#)
+                == [.init(type: .include, all: true), .init(type: .exclude, track: "MT1")])
+        #expect(try SignalingCodec.decodeSubscribeRules("[]") == [])
+        for bad in ["", "{}", #"[{"type":"include"}]"#, #"[{"type":"include","kind":"data"}]"#, "[1]"] {
+            #expect(throws: SignalingError.self, "\(bad)") { try SignalingCodec.decodeSubscribeRules(bad) }
+        }
+    }
+
     @Test func rulesAreCodableForREST() throws {
         let rules: [SignalingSubscribeRule] = [.init(type: .include, all: true), .init(type: .exclude, kind: .video, publisher: "bob")]
         let data = try JSONEncoder().encode(rules)
