@@ -4,13 +4,16 @@ import Foundation
 import Hummingbird
 import Logging
 import MediaIO
+import Signaling
 
+// Async at the root: `serve` runs the HTTP server and `token` signs with
+// jwt-kit's async API.
 @main
 struct VroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vroom-server",
         abstract: "Vroom room server and SFU.",
-        subcommands: [Serve.self, CheckConfig.self],
+        subcommands: [Serve.self, CheckConfig.self, Token.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -86,6 +89,39 @@ struct CheckConfig: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         print(String(decoding: try encoder.encode(c), as: UTF8.self))
+    }
+}
+
+/// Prints an access token signed with the configured API key (PROTOCOL.md
+/// section 2), for people and test scripts:
+/// `vroom-server token --dev --identity alice --room standup --ttl 3600`.
+struct Token: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print an access token signed with the configured API key.")
+
+    @OptionGroup var options: ServerOptions
+
+    @Option(help: "The participant identity (grants.identity).")
+    var identity: String
+
+    @Option(help: "Allow only this room (unique name or RM… SID); default: any room.")
+    var room: String?
+
+    @Option(help: "Lifetime in seconds.")
+    var ttl: Int = 3600
+
+    func validate() throws {
+        guard ttl > 0 else { throw ValidationError("--ttl must be positive") }
+    }
+
+    func run() async throws {
+        let configuration = try options.resolvedConfiguration()
+        // resolvedConfiguration() guarantees both; the guard keeps this total.
+        guard let apiKey = configuration.apiKey, let apiSecret = configuration.apiSecret else {
+            throw ValidationError("an API key and secret are required")
+        }
+        let issuer = AccessTokenIssuer(apiKey: apiKey, apiSecret: apiSecret)
+        print(try await issuer.sign(identity: identity, room: room, ttl: TimeInterval(ttl)))
     }
 }
 

@@ -1,0 +1,131 @@
+/// A request from a client, as decoded from one WebSocket text frame
+/// (PROTOCOL.md section 3). The request's optional `id` travels beside it in
+/// ``DecodedFrame/request(_:id:)``. Unknown fields are ignored (forward compatible).
+public enum ClientMessage: Sendable, Equatable {
+    /// `join {room?, name?, resume?, rules?}` (3.1).
+    case join(Join)
+    /// `publish {sdp, tracks}`: a full offer for the publisher connection (3.2).
+    case publish(Publish)
+    /// `unpublish {trackSid}` (3.2).
+    case unpublish(trackSid: String)
+    /// `setTrackEnabled {trackSid, enabled}` (3.3).
+    case setTrackEnabled(trackSid: String, enabled: Bool)
+    /// `interruption {kind, state, reason?}` (3.3).
+    case interruption(Interruption)
+    /// `updateSubscriptions {rules}`: replaces the rules (3.4).
+    case updateSubscriptions(rules: [SignalingSubscribeRule])
+    /// `restartIce`: asks for a subscriber offer with new ICE credentials (3.4).
+    case restartIce
+    /// `subscribeAnswer {sdp}`: the answer to the last `subscribeOffer` (3.4).
+    case subscribeAnswer(sdp: String)
+    /// `sendMessage {content, contentType, to?}` (3.5).
+    case sendMessage(SendMessage)
+    /// `ping`: liveness (3.6).
+    case ping
+    /// `leave`: leave at once (3.6).
+    case leave
+    /// `candidate`: trickle ICE, accepted and ignored (the server is ICE-lite, section 5).
+    case candidate
+
+    /// The `type` string of this message.
+    public var type: String {
+        switch self {
+        case .join: "join"
+        case .publish: "publish"
+        case .unpublish: "unpublish"
+        case .setTrackEnabled: "setTrackEnabled"
+        case .interruption: "interruption"
+        case .updateSubscriptions: "updateSubscriptions"
+        case .restartIce: "restartIce"
+        case .subscribeAnswer: "subscribeAnswer"
+        case .sendMessage: "sendMessage"
+        case .ping: "ping"
+        case .leave: "leave"
+        case .candidate: "candidate"
+        }
+    }
+
+    public struct Join: Sendable, Equatable {
+        /// A room's unique name or SID; may be omitted when the token names one.
+        public var room: String?
+        /// A display name for the participant (free text).
+        public var name: String?
+        /// The `sessionToken` of an earlier `joined`, to resume within the reconnect window.
+        public var resume: String?
+        /// Initial subscribe rules; `nil` means the default, include all.
+        public var rules: [SignalingSubscribeRule]?
+
+        public init(room: String? = nil, name: String? = nil, resume: String? = nil, rules: [SignalingSubscribeRule]? = nil) {
+            self.room = room
+            self.name = name
+            self.resume = resume
+            self.rules = rules
+        }
+    }
+
+    public struct Publish: Sendable, Equatable {
+        /// The SDP offer, describing every current publication.
+        public var sdp: String
+        /// One entry per sending m-line, matched by `mid`.
+        public var tracks: [TrackDescription]
+
+        public init(sdp: String, tracks: [TrackDescription]) {
+            self.sdp = sdp
+            self.tracks = tracks
+        }
+    }
+
+    /// `{mid, name, kind, enabled?}` in `publish.tracks`.
+    public struct TrackDescription: Sendable, Equatable {
+        public var mid: String
+        public var name: String
+        public var kind: SignalingTrackKind
+        /// `nil` when absent: the track starts enabled.
+        public var enabled: Bool?
+
+        public init(mid: String, name: String, kind: SignalingTrackKind, enabled: Bool? = nil) {
+            self.mid = mid
+            self.name = name
+            self.kind = kind
+            self.enabled = enabled
+        }
+    }
+
+    public struct Interruption: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable, CaseIterable {
+            /// Disables the participant's video tracks.
+            case camera
+            /// Disables its audio tracks and pauses the audio forwarded to it.
+            case audio
+        }
+
+        public enum State: String, Sendable, Equatable, CaseIterable {
+            case began
+            case ended
+        }
+
+        public var kind: Kind
+        public var state: State
+        /// Free text from the client's OS, e.g. `"phoneCall"`; for logs only.
+        public var reason: String?
+
+        public init(kind: Kind, state: State, reason: String? = nil) {
+            self.kind = kind
+            self.state = state
+            self.reason = reason
+        }
+    }
+
+    public struct SendMessage: Sendable, Equatable {
+        public var content: String
+        public var contentType: String
+        /// Recipient identities; `nil` means everyone else in the room.
+        public var to: [String]?
+
+        public init(content: String, contentType: String, to: [String]? = nil) {
+            self.content = content
+            self.contentType = contentType
+            self.to = to
+        }
+    }
+}
