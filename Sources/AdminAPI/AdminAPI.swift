@@ -1,2 +1,0 @@
-// AdminAPI: Twilio-shaped REST (/v1/Rooms...), webhooks, /metrics, /healthz.
-// Filled by the control-plane issue.
