@@ -7,6 +7,14 @@ public protocol ParticipantConnection: AnyObject, Sendable {
     /// only enqueues (a session whose outbox is full disconnects itself,
     /// PROTOCOL.md 3.6, so a slow client never stalls the room).
     func deliver(_ notice: ParticipantNotice)
+
+    /// A resume on another socket took the participant over: this one must
+    /// close without being treated as a drop.
+    func connectionReplaced()
+}
+
+extension ParticipantConnection {
+    public func connectionReplaced() {}
 }
 
 /// The one owner of a node's `RoomService` (DESIGN.md, "One owner per
@@ -82,7 +90,9 @@ public actor RoomHost {
     ) throws(RoomError) -> JoinResult {
         let now = catchUp()
         let outcome = try operation(&service, now)
-        connections[outcome.value.participant.sid] = connection
+        let sid = outcome.value.participant.sid
+        if let previous = connections[sid], previous !== connection { previous.connectionReplaced() }
+        connections[sid] = connection
         joined(outcome.value)
         route(outcome.events)
         armTimer()

@@ -1,4 +1,6 @@
 import Foundation
+import Rooms
+import Signaling
 
 /// Everything `vroom-server` needs to start, in the shape of the config file
 /// (`--config vroom.json`, see deploy/vroom.json). Precedence, lowest first:
@@ -18,8 +20,32 @@ struct ServerConfiguration: Codable, Equatable {
         var announceIPs: [String] = []
     }
 
+    /// Room rules and timers (PROTOCOL.md sections 1 and 6).
+    struct Rooms: Codable, Equatable {
+        var autoCreate = true
+        var maxParticipantsPerNode: Int?
+        /// The largest `MaxParticipants` a REST create may ask for.
+        var maxParticipantsLimit = 50
+        var reconnectWindowSeconds: Double = 30
+        /// Defaults of rooms created by a join (REST sets its own, in minutes).
+        var emptyRoomTimeoutSeconds: Double = 300
+        var unusedRoomTimeoutSeconds: Double = 300
+        var messageRateWindowSeconds: Double = 60
+    }
+
+    /// Signaling session timers (PROTOCOL.md 3.6).
+    struct Signaling: Codable, Equatable {
+        var silenceTimeoutSeconds: Double = 15
+        var pingIntervalSeconds: Double = 5
+        var offerResendSeconds: Double = 10
+    }
+
     var http = HTTP()
     var rtc = RTC()
+    var rooms = Rooms()
+    var signaling = Signaling()
+    /// The SQLite history file (rooms and participants, kept across restarts).
+    var db = "./vroom.sqlite"
     var apiKey: String?
     var apiSecret: String?
     var dev = false
@@ -33,6 +59,9 @@ struct ServerConfiguration: Codable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         http = try c.decodeIfPresent(HTTP.self, forKey: .http) ?? defaults.http
         rtc = try c.decodeIfPresent(RTC.self, forKey: .rtc) ?? defaults.rtc
+        rooms = try c.decodeIfPresent(Rooms.self, forKey: .rooms) ?? defaults.rooms
+        signaling = try c.decodeIfPresent(Signaling.self, forKey: .signaling) ?? defaults.signaling
+        db = try c.decodeIfPresent(String.self, forKey: .db) ?? defaults.db
         apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey)
         apiSecret = try c.decodeIfPresent(String.self, forKey: .apiSecret)
         dev = try c.decodeIfPresent(Bool.self, forKey: .dev) ?? false
@@ -61,5 +90,51 @@ extension ServerConfiguration.RTC {
         workers = try c.decodeIfPresent(Int.self, forKey: .workers) ?? defaults.workers
         address = try c.decodeIfPresent(String.self, forKey: .address) ?? defaults.address
         announceIPs = try c.decodeIfPresent([String].self, forKey: .announceIPs) ?? defaults.announceIPs
+    }
+}
+
+extension ServerConfiguration.Rooms {
+    init(from decoder: any Decoder) throws {
+        let d = Self()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        autoCreate = try c.decodeIfPresent(Bool.self, forKey: .autoCreate) ?? d.autoCreate
+        maxParticipantsPerNode = try c.decodeIfPresent(Int.self, forKey: .maxParticipantsPerNode)
+        maxParticipantsLimit = try c.decodeIfPresent(Int.self, forKey: .maxParticipantsLimit) ?? d.maxParticipantsLimit
+        reconnectWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .reconnectWindowSeconds) ?? d.reconnectWindowSeconds
+        emptyRoomTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .emptyRoomTimeoutSeconds) ?? d.emptyRoomTimeoutSeconds
+        unusedRoomTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .unusedRoomTimeoutSeconds) ?? d.unusedRoomTimeoutSeconds
+        messageRateWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .messageRateWindowSeconds) ?? d.messageRateWindowSeconds
+    }
+}
+
+extension ServerConfiguration.Signaling {
+    init(from decoder: any Decoder) throws {
+        let d = Self()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        silenceTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .silenceTimeoutSeconds) ?? d.silenceTimeoutSeconds
+        pingIntervalSeconds = try c.decodeIfPresent(Double.self, forKey: .pingIntervalSeconds) ?? d.pingIntervalSeconds
+        offerResendSeconds = try c.decodeIfPresent(Double.self, forKey: .offerResendSeconds) ?? d.offerResendSeconds
+    }
+}
+
+extension ServerConfiguration {
+    var roomService: RoomServiceConfiguration {
+        var c = RoomServiceConfiguration()
+        c.autoCreateRooms = rooms.autoCreate
+        c.maxParticipantsPerNode = rooms.maxParticipantsPerNode
+        c.maxParticipantsLimit = rooms.maxParticipantsLimit
+        c.reconnectWindow = rooms.reconnectWindowSeconds
+        c.emptyRoomTimeout = rooms.emptyRoomTimeoutSeconds
+        c.unusedRoomTimeout = rooms.unusedRoomTimeoutSeconds
+        c.messageRateWindow = rooms.messageRateWindowSeconds
+        return c
+    }
+
+    var signalingSettings: SignalingSettings {
+        var s = SignalingSettings()
+        s.silenceTimeout = signaling.silenceTimeoutSeconds
+        s.pingInterval = signaling.pingIntervalSeconds
+        s.offerResendInterval = signaling.offerResendSeconds
+        return s
     }
 }

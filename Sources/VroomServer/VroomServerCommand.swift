@@ -2,8 +2,11 @@ import AdminAPI
 import ArgumentParser
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import MediaIO
+import Persistence
+import Rooms
 import Signaling
 
 // Async at the root: `serve` runs the HTTP server and `token` signs with
@@ -44,6 +47,30 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "API secret (also VROOM_API_SECRET).")
     var apiSecret: String?
 
+    @Option(help: "SQLite file for room and participant history.")
+    var db: String?
+
+    @Flag(inversion: .prefixedNo, help: "Create a room when a join names an unknown one (default on).")
+    var autoCreate: Bool?
+
+    @Option(help: "Participants this node takes before answering 53006.")
+    var maxParticipantsPerNode: Int?
+
+    @Option(help: "Seconds a dropped participant may resume (PROTOCOL.md 3.6).")
+    var reconnectWindow: Double?
+
+    @Option(help: "Seconds without a client frame before 53002.")
+    var silenceTimeout: Double?
+
+    @Option(help: "Seconds an ad-hoc room stays open once empty.")
+    var emptyRoomTimeout: Double?
+
+    @Option(help: "Seconds an ad-hoc room waits for its first participant.")
+    var unusedRoomTimeout: Double?
+
+    @Option(help: "Seconds of the message rate window (10 messages per window).")
+    var messageRateWindow: Double?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
@@ -60,6 +87,14 @@ struct ServerOptions: ParsableArguments {
         if let apiKey { c.apiKey = apiKey }
         if let apiSecret { c.apiSecret = apiSecret }
         if let logLevel { c.logLevel = logLevel }
+        if let db { c.db = db }
+        if let autoCreate { c.rooms.autoCreate = autoCreate }
+        if let maxParticipantsPerNode { c.rooms.maxParticipantsPerNode = maxParticipantsPerNode }
+        if let reconnectWindow { c.rooms.reconnectWindowSeconds = reconnectWindow }
+        if let silenceTimeout { c.signaling.silenceTimeoutSeconds = silenceTimeout }
+        if let emptyRoomTimeout { c.rooms.emptyRoomTimeoutSeconds = emptyRoomTimeout }
+        if let unusedRoomTimeout { c.rooms.unusedRoomTimeoutSeconds = unusedRoomTimeout }
+        if let messageRateWindow { c.rooms.messageRateWindowSeconds = messageRateWindow }
         if c.dev {
             c.http.address = "127.0.0.1"
             c.rtc.address = "127.0.0.1"
@@ -150,18 +185,40 @@ struct Serve: AsyncParsableCommand {
         logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ","))")
 
         let rtcPorts = media.ports.map(Int.init)
-        let router = Router()
+        guard let apiKey = configuration.apiKey, let apiSecret = configuration.apiSecret else {
+            throw ValidationError("an API key and secret are required")
+        }
+
+        // History first: rooms in progress at the last stop read `failed` now.
+        let history = try HistoryStore(path: configuration.db)
+        let interrupted = try await history.markInterrupted(now: Date())
+        if !interrupted.roomSids.isEmpty {
+            logger.notice("\(interrupted.roomSids.count) room(s) in progress at the last stop marked failed")
+        }
+        let webhooks = WebhookOutbox(configuration: .init(apiSecret: apiSecret), logger: Logger(label: "vroom.webhooks"))
+        let recorder = RoomEventRecorder(history: history, webhooks: webhooks, logger: Logger(label: "vroom.history"))
+        let host = RoomHost(configuration: configuration.roomService, eventSink: { recorder.enqueue($0) })
+        let signaling = SignalingEndpoint(
+            host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), settings: configuration.signalingSettings)
+
+        let router = Router(context: BasicWebSocketRequestContext.self)
         router.addHealthRoute { HealthStatus(status: .ok, rtcPorts: rtcPorts) }
+        signaling.register(on: router)
         let address = configuration.http.address
         let app = Application(
             router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: signaling.webSocketConfiguration)),
             configuration: .init(address: .hostname(address, port: Int(configuration.http.port)), serverName: "vroom"),
             onServerRunning: { channel in
                 logger.info("http: listening on \(address):\(channel.localAddress?.port ?? 0)")
             },
             logger: Logger(label: "vroom.http"))
+        let recording = Task { await recorder.run() }
         // SIGTERM (systemd, docker stop) and SIGINT shut down gracefully, status 0.
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        recorder.finish()
+        await recording.value
+        await webhooks.shutdown()
         logger.info("stopped")
     }
 }

@@ -1,0 +1,94 @@
+import Rooms
+
+// Rooms' domain values as the wire's (PROTOCOL.md section 3).
+
+extension SignalingErrorCode {
+    /// The wire code of a room error (53xxx, or 20106 for a resume by another identity).
+    init(roomError: RoomError) {
+        self = SignalingErrorCode(rawValue: roomError.code) ?? .signalingIncomingMessageInvalid
+    }
+}
+
+extension SignalingError {
+    init(_ error: RoomError) {
+        self.init(SignalingErrorCode(roomError: error), message: error.message)
+    }
+}
+
+extension SignalingTrackKind {
+    init(_ kind: TrackKind) {
+        self = kind == .audio ? .audio : .video
+    }
+}
+
+extension ServerMessage.Track {
+    init(_ track: TrackInfo) {
+        self.init(sid: track.sid.rawValue, name: track.name, kind: SignalingTrackKind(track.kind), enabled: track.enabled)
+    }
+}
+
+extension ServerMessage.ParticipantInfo {
+    init(_ participant: Rooms.ParticipantInfo) {
+        self.init(
+            sid: participant.sid.rawValue, identity: participant.identity,
+            state: participant.status == .reconnecting ? .reconnecting : .connected,
+            tracks: participant.tracks.map(ServerMessage.Track.init))
+    }
+}
+
+extension ServerMessage.Joined {
+    init(_ result: JoinResult, id: String?, iceServers: [ServerMessage.IceServer]) {
+        self.init(
+            id: id,
+            room: .init(sid: result.room.sid.rawValue, name: result.room.uniqueName, maxParticipants: result.room.maxParticipants),
+            participant: .init(sid: result.participant.sid.rawValue, identity: result.participant.identity),
+            participants: result.participants.map(ServerMessage.ParticipantInfo.init),
+            sessionToken: result.sessionToken.rawValue,
+            reconnectWindowSeconds: Int(result.reconnectWindow.rounded()),
+            iceServers: iceServers,
+            resumed: result.resumed ? true : nil)
+    }
+}
+
+extension SignalingSubscribeRule {
+    /// The domain rule. `publisher` names an identity (or a participant SID),
+    /// `track` a track SID or name, as in Twilio's subscribe rules.
+    var roomRule: SubscribeRule {
+        SubscribeRule(
+            type: type == .include ? .include : .exclude, all: all ?? false,
+            kind: kind.map { $0 == .audio ? TrackKind.audio : TrackKind.video }, publisher: publisher, track: track)
+    }
+}
+
+extension ServerMessage {
+    /// The message for a room notice; nil for `subscriptionsChanged` (the
+    /// session answers it with an offer) and `disconnected` (sent last).
+    init?(_ notice: ParticipantNotice) {
+        switch notice {
+        case .participantConnected(let participant):
+            self = .participantConnected(ServerMessage.ParticipantInfo(participant))
+        case .participantDisconnected(let sid):
+            self = .participantDisconnected(participantSid: sid.rawValue)
+        case .participantReconnecting(let sid):
+            self = .participantReconnecting(participantSid: sid.rawValue)
+        case .participantReconnected(let sid):
+            self = .participantReconnected(participantSid: sid.rawValue)
+        case .trackPublished(let participant, let track):
+            self = .trackPublished(participantSid: participant.rawValue, track: ServerMessage.Track(track))
+        case .trackUnpublished(let participant, let track):
+            self = .trackUnpublished(participantSid: participant.rawValue, trackSid: track.rawValue)
+        case .trackEnabled(let participant, let track, let reason):
+            self = .trackEnabled(participantSid: participant.rawValue, trackSid: track.rawValue, reason: reason?.rawValue)
+        case .trackDisabled(let participant, let track, let reason):
+            self = .trackDisabled(participantSid: participant.rawValue, trackSid: track.rawValue, reason: reason?.rawValue)
+        case .message(let message):
+            self = .message(
+                ServerMessage.Message(
+                    sid: message.sid.rawValue,
+                    from: .init(sid: message.from?.rawValue ?? "", identity: message.fromIdentity ?? ""),
+                    content: message.content, contentType: message.contentType, sequenceNumber: message.sequenceNumber))
+        case .subscriptionsChanged, .disconnected:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// `GET /v1/signal` upgraded to a WebSocket (PROTOCOL.md sections 1 and 3).
+/// The upgrade is always accepted (browsers cannot read an HTTP error on an
+/// upgrade); the access token (`Authorization: Bearer`, or the
+/// `access_token` query parameter) is checked when `join` arrives.
+public struct SignalingEndpoint: Sendable {
+    public let host: RoomHost
+    public let verifier: AccessTokenVerifier
+    public let settings: SignalingSettings
+    let clock: @Sendable () -> Date
+
+    public init(
+        host: RoomHost, verifier: AccessTokenVerifier, settings: SignalingSettings = SignalingSettings(),
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.host = host
+        self.verifier = verifier
+        self.settings = settings
+        self.clock = clock
+    }
+
+    /// The server's WebSocket settings: frames up to 1 MiB are read, so that
+    /// a client frame over the 64 KiB protocol limit gets its 53003 answer
+    /// instead of a dropped connection; the server pings every 5 s.
+    public var webSocketConfiguration: WebSocketServerConfiguration {
+        WebSocketServerConfiguration(
+            maxFrameSize: 1 << 20,
+            autoPing: .enabled(timePeriod: .milliseconds(Int64(settings.pingInterval * 1000))))
+    }
+
+    /// Adds the `/v1/signal` route.
+    public func register<Context: WebSocketRequestContext>(on router: Router<Context>) {
+        router.ws("/v1/signal") { inbound, outbound, context in
+            let session = SignalingSession(
+                host: host, verifier: verifier, settings: settings, token: Self.accessToken(of: context.request),
+                logger: context.logger, clock: clock)
+            await run(session, inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+    }
+
+    /// Three loops until the first ends: frames in, the outbox out, and a
+    /// once-a-second liveness check. Then the socket closes (Hummingbird
+    /// closes it when the handler returns) and a drop is reported.
+    func run(
+        _ session: SignalingSession, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
+    ) async {
+        let outbox = session.outbox
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        switch message {
+                        case .text(let text): await session.receive(text)
+                        case .binary: await session.receiveBinary()
+                        }
+                    }
+                } catch {
+                    logger.debug("signaling socket read ended: \(error)")
+                }
+            }
+            group.addTask {
+                do {
+                    for await item in outbox.items {
+                        switch item {
+                        case .message(let message):
+                            try await outbound.write(.text(SignalingCodec.encode(message)))
+                        case .notice(.subscriptionsChanged):
+                            if let offer = await session.nextOffer() {
+                                try await outbound.write(.text(SignalingCodec.encode(offer)))
+                            }
+                        case .notice(let notice):
+                            if let message = ServerMessage(notice) {
+                                try await outbound.write(.text(SignalingCodec.encode(message)))
+                            }
+                        case .finalMessage(let message):
+                            try await outbound.write(.text(SignalingCodec.encode(message)))
+                            return
+                        }
+                    }
+                } catch {
+                    logger.debug("signaling socket write ended: \(error)")
+                }
+                if outbox.overflowed {
+                    logger.notice("signaling client does not read: its outbox overflowed, cutting it off")
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    if await !session.tick() {
+                        // The 53002 is queued: the writer sends it and ends the
+                        // session; ending here could cancel it before it is sent.
+                        while !Task.isCancelled { try? await Task.sleep(for: .seconds(60)) }
+                    }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        await session.closed()
+    }
+
+    static func accessToken(of request: Request) -> String? {
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+            return String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        }
+        return request.uri.queryParameters.get("access_token")
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+import Logging
+import Rooms
+import SDP
+
+/// One participant's signaling session over one WebSocket (PROTOCOL.md
+/// section 3): decodes the client's frames, runs them against the
+/// `RoomHost`, and decides what the client is sent. The socket loop
+/// (`SignalingEndpoint`) feeds it frames and time, and writes what comes out
+/// of its outbox.
+actor SignalingSession {
+    let host: RoomHost
+    let verifier: AccessTokenVerifier
+    let settings: SignalingSettings
+    let outbox: SessionOutbox
+    private let token: String?
+    private let logger: Logger
+    private let clock: @Sendable () -> Date
+
+    private var participant: ParticipantSID?
+    private var lastFrame: Date
+    /// True once the session ended on purpose (leave, refused join, a
+    /// `disconnected` from the room): closing the socket is then no drop.
+    private var ended = false
+
+    // Subscriber connection (server offers, PROTOCOL.md 3.4).
+    private var slots: [SubscriberSlot] = []
+    private var offerVersion = 0
+    private var offerInFlight: (message: ServerMessage, sentAt: Date)?
+    private var offerWanted = false
+
+    init(
+        host: RoomHost, verifier: AccessTokenVerifier, settings: SignalingSettings, token: String?,
+        logger: Logger, clock: @escaping @Sendable () -> Date
+    ) {
+        self.host = host
+        self.verifier = verifier
+        self.settings = settings
+        self.token = token
+        self.logger = logger
+        self.clock = clock
+        self.outbox = SessionOutbox(capacity: settings.outboxCapacity)
+        self.lastFrame = clock()
+    }
+
+    // MARK: - Frames from the client
+
+    /// Handles one text frame. Replies go to the outbox.
+    func receive(_ frame: String) async {
+        lastFrame = clock()
+        guard !ended else { return }
+        switch SignalingCodec.decode(frame) {
+        case .invalid(let id, let error):
+            reply(error.errorMessage(id: id))
+        case .ignored(let type):
+            logger.debug("ignoring a message of unknown type \(type)")
+        case .request(let message, let id):
+            await handle(message, id: id)
+        }
+    }
+
+    /// A binary frame: not part of the protocol.
+    func receiveBinary() {
+        lastFrame = clock()
+        reply(SignalingError.invalidMessage("binary frames are not used; send JSON text").errorMessage(id: nil))
+    }
+
+    private func handle(_ message: ClientMessage, id: String?) async {
+        guard let participant else {
+            switch message {
+            case .join(let join): await self.join(join, id: id)
+            case .ping: reply(.pong)
+            case .sendMessage: reply(.messageFailed(id: id, code: MessageRefusal.notJoined.code, reason: MessageRefusal.notJoined.reason))
+            default: reply(SignalingError.invalidMessage("\(message.type) before join").errorMessage(id: id))
+            }
+            return
+        }
+        do throws(RoomError) {
+            switch message {
+            case .join:
+                reply(SignalingError.invalidMessage("already joined").errorMessage(id: id))
+            case .publish(let publish):
+                try await self.publish(publish, participant: participant, id: id)
+            case .unpublish(let trackSid):
+                let track = try trackSID(trackSid)
+                try await host.perform { (service: inout RoomService, now) throws(RoomError) in
+                    try service.unpublish(participant: participant, track: track, now: now)
+                }
+                ok(id)
+            case .setTrackEnabled(let trackSid, let enabled):
+                let track = try trackSID(trackSid)
+                try await host.perform { (service: inout RoomService, now) throws(RoomError) in
+                    try service.setTrackEnabled(participant: participant, track: track, enabled: enabled, now: now)
+                }
+                ok(id)
+            case .interruption(let interruption):
+                let kind: InterruptionKind = interruption.kind == .camera ? .camera : .audio
+                let state: InterruptionState = interruption.state == .began ? .began : .ended
+                try await host.perform { (service: inout RoomService, now) throws(RoomError) in
+                    try service.interruption(
+                        participant: participant, kind: kind, state: state, reason: interruption.reason, now: now)
+                }
+                ok(id)
+            case .updateSubscriptions(let rules):
+                let domainRules = rules.map(\.roomRule)
+                try await host.perform { (service: inout RoomService, now) throws(RoomError) in
+                    try service.updateSubscriptions(participant: participant, rules: domainRules, now: now)
+                }
+                ok(id)
+            case .restartIce:
+                // New ICE credentials arrive with the media plane; the fresh offer is sent now.
+                ok(id)
+                outbox.send(.notice(.subscriptionsChanged))
+            case .subscribeAnswer:
+                offerInFlight = nil
+                if offerWanted {
+                    offerWanted = false
+                    outbox.send(.notice(.subscriptionsChanged))
+                }
+            case .sendMessage(let send):
+                do throws(MessageRefusal) {
+                    let message = try await host.perform { (service: inout RoomService, now) throws(MessageRefusal) in
+                        try service.sendMessage(
+                            from: participant, content: send.content, contentType: send.contentType, to: send.to, now: now)
+                    }
+                    reply(.messageSent(id: id, sid: message.sid.rawValue))
+                } catch {
+                    reply(.messageFailed(id: id, code: error.code, reason: error.reason))
+                }
+            case .ping:
+                reply(.pong)
+            case .leave:
+                ended = true
+                await host.leave(participant: participant, connection: outbox)
+                outbox.finish()
+            case .candidate:
+                ok(id)  // ICE-lite learns addresses from STUN checks (PROTOCOL.md section 5)
+            }
+        } catch {
+            reply(SignalingError(error).errorMessage(id: id))
+        }
+    }
+
+    private func trackSID(_ raw: String) throws(RoomError) -> TrackSID {
+        guard let sid = TrackSID(validating: raw) else { throw .trackNotFound }
+        return sid
+    }
+
+    // MARK: - join / resume
+
+    private func join(_ join: ClientMessage.Join, id: String?) async {
+        let now = clock()
+        let verified: AccessToken
+        do throws(AccessTokenError) {
+            guard let token else { throw AccessTokenError(.invalid, "no access token") }
+            // A resume may use a token that expired meanwhile (PROTOCOL.md 3.6).
+            verified = try await verifier.verify(token, now: now, checkingExpiry: join.resume == nil)
+        } catch {
+            refuse(error.signalingError, id: id)
+            return
+        }
+        let outbox = self.outbox
+        let iceServers = settings.iceServers
+        let identity = verified.identity
+        do throws(RoomError) {
+            let result: JoinResult
+            if let resume = join.resume {
+                let sessionToken = SessionToken(rawValue: resume)
+                result = try await host.admit(
+                    connection: outbox,
+                    joined: { outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers)))) }
+                ) { (service: inout RoomService, now) throws(RoomError) in
+                    try service.resume(sessionToken: sessionToken, identity: identity, now: now)
+                }
+                // A resume gets a fresh offer when its subscriber set changed
+                // (a `subscriptionsChanged` notice); one in flight is sent again.
+                if let inFlight = offerInFlight {
+                    outbox.send(.message(inFlight.message))
+                }
+            } else {
+                guard let room = join.room ?? verified.roomGrant else {
+                    refuse(SignalingError(.roomNameInvalid, message: "no room named in join or token"), id: id)
+                    return
+                }
+                let rules = join.rules?.map(\.roomRule)
+                result = try await host.admit(
+                    connection: outbox,
+                    joined: { outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers)))) }
+                ) { (service: inout RoomService, now) throws(RoomError) in
+                    try service.join(
+                        roomName: room, identity: identity, name: join.name, rules: rules,
+                        grantRoom: verified.roomGrant, now: now)
+                }
+            }
+            participant = result.participant.sid
+            logger.info("\(identity) joined \(result.room.uniqueName) as \(result.participant.sid.rawValue)\(result.resumed ? " (resumed)" : "")")
+        } catch {
+            refuse(SignalingError(error), id: id)
+        }
+    }
+
+    /// A refused join: the error, then the socket closes (PROTOCOL.md section 1).
+    private func refuse(_ error: SignalingError, id: String?) {
+        ended = true
+        outbox.send(.finalMessage(error.errorMessage(id: id)))
+    }
+
+    // MARK: - publish
+
+    private func publish(_ publish: ClientMessage.Publish, participant: ParticipantSID, id: String?) async throws(RoomError) {
+        let offer: SessionDescription
+        do {
+            offer = try SessionDescription(parsing: publish.sdp)
+        } catch {
+            reply(SignalingError(.serverRemoteDescFailed, message: "the offer does not parse: \(error)").errorMessage(id: id))
+            return
+        }
+        // Exactly one `tracks` entry per sending m-line, matched by mid (PROTOCOL.md section 5).
+        let sending = Set(
+            offer.media.filter { media in
+                (media.kind == .audio || media.kind == .video) && (media.port != 0 || media.isBundleOnly)
+                    && [.sendrecv, .sendonly].contains(media.direction(in: offer))
+            }.compactMap(\.mid))
+        let described = publish.tracks.map(\.mid)
+        guard Set(described) == sending, described.count == sending.count else {
+            throw .trackInvalid
+        }
+        let requests = publish.tracks.map { TrackRequest(mid: $0.mid, name: $0.name, kind: $0.kind.rawValue, enabled: $0.enabled) }
+        let assignments = try await host.perform { (service: inout RoomService, now) throws(RoomError) in
+            try service.publish(participant: participant, tracks: requests, now: now)
+        }
+        reply(
+            .publishAnswer(
+                ServerMessage.PublishAnswer(
+                    id: id, sdp: PlaceholderSDP.rejectingAnswer(to: offer),
+                    tracks: assignments.map {
+                        ServerMessage.PublishedTrack(mid: $0.mid, sid: $0.sid.rawValue, name: $0.name, kind: SignalingTrackKind($0.kind))
+                    })))
+    }
+
+    // MARK: - Subscriber offers
+
+    /// The offer that reflects the current subscriptions, or nil when none is
+    /// due: one is in flight (it is sent after the answer), or the client is
+    /// subscribed to nothing and never was.
+    func nextOffer() async -> ServerMessage? {
+        guard let participant, !ended else { return nil }
+        if offerInFlight != nil {
+            offerWanted = true
+            return nil
+        }
+        let tracks = await host.read { $0.subscribedTracks(of: participant) }
+        if tracks.isEmpty && slots.isEmpty { return nil }
+        let wanted = Set(tracks.map(\.sid.rawValue))
+        for index in slots.indices where slots[index].track.map({ !wanted.contains($0.sid) }) ?? false {
+            slots[index].track = nil
+        }
+        var placed = Set(slots.compactMap(\.track?.sid))
+        for track in tracks where !placed.contains(track.sid.rawValue) {
+            let kind = SignalingTrackKind(track.kind)
+            let entry = (sid: track.sid.rawValue, publisher: track.publisherSID.rawValue)
+            if let free = slots.firstIndex(where: { $0.track == nil && $0.kind == kind }) {
+                slots[free].track = entry
+            } else {
+                slots.append(SubscriberSlot(mid: String(slots.count), kind: kind, track: entry))
+            }
+            placed.insert(track.sid.rawValue)
+        }
+        offerVersion += 1
+        let byTrack = Dictionary(tracks.map { ($0.sid.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+        let listed: [ServerMessage.SubscribedTrack] = slots.compactMap { slot in
+            guard let entry = slot.track, let track = byTrack[entry.sid] else { return nil }
+            return ServerMessage.SubscribedTrack(
+                mid: slot.mid, trackSid: entry.sid, participantSid: entry.publisher, name: track.name, kind: slot.kind)
+        }
+        let offer = ServerMessage.subscribeOffer(
+            ServerMessage.SubscribeOffer(sdp: PlaceholderSDP.subscriberOffer(slots: slots, version: offerVersion), tracks: listed))
+        offerInFlight = (offer, clock())
+        return offer
+    }
+
+    // MARK: - Time and the end
+
+    /// Called about once a second. Returns false when the session must end:
+    /// no frame for `silenceTimeout` (the client is sent 53002 first).
+    func tick() -> Bool {
+        let now = clock()
+        if now.timeIntervalSince(lastFrame) >= settings.silenceTimeout {
+            outbox.send(.finalMessage(.disconnected(code: .signalingConnectionTimeout, message: SignalingErrorCode.signalingConnectionTimeout.message)))
+            return false
+        }
+        if let inFlight = offerInFlight, now.timeIntervalSince(inFlight.sentAt) >= settings.offerResendInterval {
+            offerInFlight = (inFlight.message, now)
+            outbox.send(.message(inFlight.message))
+        }
+        return true
+    }
+
+    /// The socket is gone. Unless the session ended on purpose or a resume
+    /// replaced it, the participant enters `reconnecting` (a drop).
+    func closed() async {
+        guard let participant, !ended, !outbox.replaced else { return }
+        ended = true
+        await host.connectionLost(participant: participant, connection: outbox)
+    }
+
+    private func reply(_ message: ServerMessage) {
+        outbox.send(.message(message))
+    }
+
+    private func ok(_ id: String?) {
+        if let id { reply(.ok(id: id)) }
+    }
+}

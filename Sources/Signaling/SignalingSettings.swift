@@ -1,0 +1,23 @@
+import Foundation
+
+/// The timers and limits of a signaling session (PROTOCOL.md sections 1 and
+/// 3.6). Each is a flag of `vroom-server`, so tests can shorten them.
+public struct SignalingSettings: Sendable {
+    /// A session with no frame from the client for this long is sent
+    /// `disconnected` 53002 and closed (15 s).
+    public var silenceTimeout: TimeInterval = 15
+    /// How often the server sends a WebSocket ping (5 s).
+    public var pingInterval: TimeInterval = 5
+    /// An offer unanswered for this long is sent again (10 s).
+    public var offerResendInterval: TimeInterval = 10
+    /// Client frames above this size get 53003 (64 KiB).
+    public var maxClientFrameBytes = SignalingCodec.maxFrameBytes
+    /// Server messages queued for a client that does not read; past this the
+    /// client is cut off rather than allowed to hold memory or stall the room.
+    /// 1024 covers a burst of a 50-person room's joins with wide margin.
+    public var outboxCapacity = 1024
+    /// Put in `joined.iceServers`.
+    public var iceServers: [ServerMessage.IceServer] = []
+
+    public init() {}
+}

@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+
+/// The control plane through a real `vroom-server --dev` process on loopback:
+/// WebSocket clients join, publish, message, drop and resume (PROTOCOL.md
+/// section 3), and every refused request gets its documented code.
+@Suite(.serialized) struct SignalingEndToEndTests {
+    final class Server: Sendable {
+        let running: DevServerTests.RunningServer
+        let port: Int
+        let directory: URL
+
+        init(_ extra: [String] = []) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("vroom-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            running = try DevServerTests.RunningServer(
+                arguments: ["--dev", "--http-port", "0", "--rtc-port", "0", "--rtc-workers", "1",
+                            "--db", directory.appendingPathComponent("vroom.sqlite").path] + extra)
+            port = Int(try running.waitFor(#"http: listening on 127\.0\.0\.1:(\d+)"#))!
+        }
+
+        func stop() {
+            running.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        /// A token minted by `vroom-server token --dev` (the command people use).
+        func token(_ identity: String, room: String? = nil, ttl: Int = 600) throws -> String {
+            let process = Process()
+            process.executableURL = try DevServerTests.serverExecutable()
+            process.arguments = ["token", "--dev", "--identity", identity, "--ttl", String(ttl)] + (room.map { ["--room", $0] } ?? [])
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            while process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func client(_ identity: String, room: String? = nil) throws -> SignalingClient {
+            SignalingClient(port: port, token: try token(identity, room: room))
+        }
+    }
+
+    static let offer = """
+        v=0\r
+        o=- 4611731400430051336 2 IN IP4 127.0.0.1\r
+        s=-\r
+        t=0 0\r
+        a=group:BUNDLE 0 1\r
+        m=audio 9 UDP/TLS/RTP/SAVPF 111\r
+        c=IN IP4 0.0.0.0\r
+        a=mid:0\r
+        a=sendonly\r
+        a=rtpmap:111 opus/48000/2\r
+        m=video 9 UDP/TLS/RTP/SAVPF 96\r
+        c=IN IP4 0.0.0.0\r
+        a=mid:1\r
+        a=sendonly\r
+        a=rtpmap:96 VP8/90000\r
+
+        """
+
+    func joined(_ client: SignalingClient, room: String = "standup", id: String = "j") async throws -> [String: Any] {
+        client.send(["type": "join", "id": id, "room": room])
+        return try await client.next("joined")
+    }
+
+    @Test func twoParticipantsSeeEachOtherPublishAndMessage() async throws {
+        let server = try Server()
+        defer { server.stop() }
+        let alice = try server.client("alice")
+        let bob = try server.client("bob")
+
+        let aliceJoined = try await joined(alice)
+        #expect(aliceJoined["id"] as? String == "j")
+        let room = try #require(aliceJoined["room"] as? [String: Any])
+        #expect((room["sid"] as? String)?.hasPrefix("RM") == true)
+        #expect((room["sid"] as? String)?.count == 34)
+        #expect(room["name"] as? String == "standup")
+        let aliceSid = try #require((aliceJoined["participant"] as? [String: Any])?["sid"] as? String)
+        #expect(aliceJoined["reconnectWindowSeconds"] as? Int == 30)
+
+        let bobJoined = try await joined(bob)
+        let others = try #require(bobJoined["participants"] as? [[String: Any]])
+        #expect(others.map { $0["identity"] as? String } == ["alice"])
+        let connected = try await alice.next("participantConnected")
+        #expect((connected["participant"] as? [String: Any])?["identity"] as? String == "bob")
+
+        // Publish: SIDs per mid; bob hears of the tracks and is offered them.
+        alice.send([
+            "type": "publish", "id": "p", "sdp": Self.offer,
+            "tracks": [["mid": "0", "name": "mic", "kind": "audio"], ["mid": "1", "name": "camera", "kind": "video"]],
+        ])
+        let answer = try await alice.next("publishAnswer")
+        #expect(answer["id"] as? String == "p")
+        let tracks = try #require(answer["tracks"] as? [[String: Any]])
+        #expect(tracks.map { $0["name"] as? String } == ["mic", "camera"])
+        #expect(tracks.allSatisfy { ($0["sid"] as? String)?.hasPrefix("MT") == true })
+        #expect((answer["sdp"] as? String)?.hasPrefix("v=0") == true)
+        try await bob.next("trackPublished", index: 1)
+        let offer = try await bob.next("subscribeOffer", where: { ($0["tracks"] as? [Any])?.count == 2 })
+        let offered = try #require(offer["tracks"] as? [[String: Any]])
+        #expect(Set(offered.map { $0["trackSid"] as? String }) == Set(tracks.map { $0["sid"] as? String }))
+        #expect(offered.allSatisfy { $0["participantSid"] as? String == aliceSid })
+        bob.send(["type": "subscribeAnswer", "sdp": "v=0\r\n"])
+
+        // Disable: bob is told, with no reason; no new offer (enable/disable changes no SDP).
+        let camera = try #require(tracks.last?["sid"] as? String)
+        alice.send(["type": "setTrackEnabled", "id": "d", "trackSid": camera, "enabled": false])
+        try await alice.next("ok", where: { $0["id"] as? String == "d" })
+        let disabled = try await bob.next("trackDisabled")
+        #expect(disabled["trackSid"] as? String == camera)
+        #expect(disabled["reason"] == nil)
+
+        // Messages: bob receives, alice gets the SID; sequence numbers from 0.
+        alice.send(["type": "sendMessage", "id": "m", "content": "{\"k\":1}", "contentType": "application/json"])
+        let sent = try await alice.next("messageSent")
+        #expect((sent["sid"] as? String)?.hasPrefix("ME") == true)
+        let message = try await bob.next("message")
+        #expect(message["content"] as? String == "{\"k\":1}")
+        #expect(message["sequenceNumber"] as? Int == 0)
+        #expect((message["from"] as? [String: Any])?["identity"] as? String == "alice")
+        #expect(alice.count("message") == 0, "the sender never receives its own message")
+
+        // Leave: bob sees alice go; alice's socket closes.
+        alice.send(["type": "leave"])
+        let gone = try await bob.next("participantDisconnected")
+        #expect(gone["participantSid"] as? String == aliceSid)
+        try await alice.waitClosed()
+        await bob.close()
+    }
+
+    @Test func badInputGetsItsDocumentedAnswer() async throws {
+        let server = try Server()
+        defer { server.stop() }
+        let client = try server.client("carol")
+
+        client.sendRaw("{not json")
+        var error = try await client.next("error")
+        #expect(error["code"] as? Int == 53003)
+
+        client.send(["type": "publish", "id": "early", "sdp": "v=0", "tracks": []])
+        error = try await client.next("error", where: { $0["id"] as? String == "early" })
+        #expect(error["code"] as? Int == 53003)
+
+        client.send(["type": "sendMessage", "id": "msg", "content": "{}", "contentType": "application/json"])
+        let failed = try await client.next("messageFailed")
+        #expect(failed["code"] as? Int == 409)
+        #expect(failed["reason"] as? String == "not-joined")
+
+        client.send(["type": "somethingNew", "id": "u"])
+        error = try await client.next("error", where: { $0["id"] as? String == "u" })
+        #expect(error["code"] as? Int == 53003)
+        client.send(["type": "somethingNewWithoutId"])
+
+        client.sendRaw("{\"type\":\"ping\",\"pad\":\"" + String(repeating: "x", count: 70_000) + "\"}")
+        error = try await client.next("error", index: 3)
+        #expect(error["code"] as? Int == 53003)
+
+        client.send(["type": "ping"])
+        try await client.next("pong")
+
+        _ = try await joined(client)
+        client.send(["type": "unpublish", "id": "x", "trackSid": "MT00000000000000000000000000000000"])
+        error = try await client.next("error", where: { $0["id"] as? String == "x" })
+        #expect(error["code"] as? Int == 53300)
+
+        // The node still works after all that.
+        let other = try server.client("dave")
+        _ = try await joined(other)
+        await client.close()
+        await other.close()
+    }
+
+    @Test func refusedJoinsCarryTheirCodeAndClose() async throws {
+        let server = try Server()
+        defer { server.stop() }
+
+        let forged = SignalingClient(port: server.port, token: "not.a.jwt")
+        forged.send(["type": "join", "id": "1", "room": "standup"])
+        let invalid = try await forged.next("error")
+        #expect(invalid["code"] as? Int == 20101)
+        try await forged.waitClosed()
+
+        let wrongRoom = SignalingClient(port: server.port, token: try server.token("erin", room: "other"))
+        wrongRoom.send(["type": "join", "id": "1", "room": "standup"])
+        let grants = try await wrongRoom.next("error")
+        #expect(grants["code"] as? Int == 20106)
+        try await wrongRoom.waitClosed()
+
+        let badName = try server.client("frank")
+        badName.send(["type": "join", "id": "1", "room": String(repeating: "r", count: 129)])
+        let tooLong = try await badName.next("error")
+        #expect(tooLong["code"] as? Int == 53101)
+        try await badName.waitClosed()
+    }
+
+    @Test func duplicateIdentityDisconnectsTheOlderSession() async throws {
+        let server = try Server()
+        defer { server.stop() }
+        let watcher = try server.client("watcher")
+        _ = try await joined(watcher)
+        let first = try server.client("gina")
+        _ = try await joined(first)
+        let second = try server.client("gina")
+        _ = try await joined(second)
+        let disconnected = try await first.next("disconnected")
+        #expect(disconnected["code"] as? Int == 53205)
+        try await first.waitClosed()
+        try await watcher.next("participantDisconnected")
+        try await watcher.next("participantConnected", index: 1)
+        await second.close()
+        await watcher.close()
+    }
+
+    @Test func aDroppedParticipantResumesWithinTheWindow() async throws {
+        let server = try Server()
+        defer { server.stop() }
+        let watcher = try server.client("watcher")
+        _ = try await joined(watcher)
+        let hank = try server.client("hank")
+        let first = try await joined(hank)
+        let sid = try #require((first["participant"] as? [String: Any])?["sid"] as? String)
+        let sessionToken = try #require(first["sessionToken"] as? String)
+
+        await hank.close()  // no leave: a drop
+        let reconnecting = try await watcher.next("participantReconnecting")
+        #expect(reconnecting["participantSid"] as? String == sid)
+
+        let again = try server.client("hank")
+        again.send(["type": "join", "id": "r", "resume": sessionToken])
+        let resumed = try await again.next("joined")
+        #expect(resumed["resumed"] as? Bool == true)
+        #expect((resumed["participant"] as? [String: Any])?["sid"] as? String == sid)
+        #expect(resumed["sessionToken"] as? String != sessionToken, "each session token works once")
+        try await watcher.next("participantReconnected")
+
+        // The used token does not work twice.
+        let replay = try server.client("hank")
+        replay.send(["type": "join", "id": "r2", "resume": sessionToken])
+        let late = try await replay.next("error")
+        #expect(late["code"] as? Int == 53001)
+        await again.close()
+        await watcher.close()
+    }
+
+    @Test func aSilentClientIsDisconnectedWith53002() async throws {
+        let server = try Server(["--silence-timeout", "1.5"])
+        defer { server.stop() }
+        let watcher = try server.client("watcher")
+        let silent = try server.client("ivan")
+        _ = try await joined(silent)
+        _ = try await joined(watcher)
+        // The watcher keeps talking; the other says nothing more.
+        let pinger = Task {
+            for _ in 0..<40 {
+                watcher.send(["type": "ping"])
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        let disconnected = try await silent.next("disconnected")
+        #expect(disconnected["code"] as? Int == 53002)
+        try await silent.waitClosed()
+        try await watcher.next("participantReconnecting")
+        #expect(watcher.count("disconnected") == 0)
+        pinger.cancel()
+        await watcher.close()
+    }
+}
