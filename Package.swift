@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus"]),
         .testTarget(name: "VroomServerTests", dependencies: [
-            "MediaIO",
+            "MediaIO", "Signaling",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ]),
