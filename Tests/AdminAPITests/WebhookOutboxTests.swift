@@ -168,6 +168,9 @@ private func expectInOrder(_ received: [RequestRecorder.Received], count: Int, u
             outbox.enqueue(event, to: receiver.url("b"))
         }
         #expect(await eventually(timeout: .seconds(20)) { await recorder.accepted("b").count == 10 })
+        // The receiver records a request before the outbox has read its
+        // response: wait for the outbox to count the last one delivered too.
+        #expect(await eventually(timeout: .seconds(20)) { await outbox.deliveredCount == 10 })
         // Room B finished while room A's first request still hangs.
         #expect(clock.now - start < .seconds(30))
         #expect(await outbox.pendingCount == 5)
