@@ -13,6 +13,7 @@ public struct SignalingEndpoint: Sendable {
     public let verifier: AccessTokenVerifier
     public let settings: SignalingSettings
     let clock: @Sendable () -> Date
+    let subscribers = SubscriberStates()
 
     public init(
         host: RoomHost, verifier: AccessTokenVerifier, settings: SignalingSettings = SignalingSettings(),
@@ -38,7 +39,7 @@ public struct SignalingEndpoint: Sendable {
         router.ws("/v1/signal") { inbound, outbound, context in
             let session = SignalingSession(
                 host: host, verifier: verifier, settings: settings, token: Self.accessToken(of: context.request),
-                logger: context.logger, clock: clock)
+                subscribers: subscribers, logger: context.logger, clock: clock)
             await run(session, inbound: inbound, outbound: outbound, logger: context.logger)
         }
     }

@@ -23,17 +23,15 @@ actor SignalingSession {
     /// `disconnected` from the room): closing the socket is then no drop.
     private var ended = false
 
-    // Subscriber connection (server offers, PROTOCOL.md 3.4).
-    private var slots: [SubscriberSlot] = []
-    private var offerVersion = 0
-    private var offerInFlight: (message: ServerMessage, sentAt: Date)?
-    private var offerWanted = false
+    /// Subscriber connections (server offers, PROTOCOL.md 3.4), per participant.
+    private let subscribers: SubscriberStates
 
     init(
         host: RoomHost, verifier: AccessTokenVerifier, settings: SignalingSettings, token: String?,
-        logger: Logger, clock: @escaping @Sendable () -> Date
+        subscribers: SubscriberStates, logger: Logger, clock: @escaping @Sendable () -> Date
     ) {
         self.host = host
+        self.subscribers = subscribers
         self.verifier = verifier
         self.settings = settings
         self.token = token
@@ -112,11 +110,12 @@ actor SignalingSession {
                 ok(id)
                 outbox.send(.notice(.subscriptionsChanged))
             case .subscribeAnswer:
-                offerInFlight = nil
-                if offerWanted {
-                    offerWanted = false
-                    outbox.send(.notice(.subscriptionsChanged))
+                let again = subscribers.withState(participant) { state in
+                    state.offerInFlight = nil
+                    defer { state.offerWanted = false }
+                    return state.offerWanted
                 }
+                if again { outbox.send(.notice(.subscriptionsChanged)) }
             case .sendMessage(let send):
                 do throws(MessageRefusal) {
                     let message = try await host.perform { (service: inout RoomService, now) throws(MessageRefusal) in
@@ -131,6 +130,7 @@ actor SignalingSession {
                 reply(.pong)
             case .leave:
                 ended = true
+                subscribers.remove(participant)
                 await host.leave(participant: participant, connection: outbox)
                 outbox.finish()
             case .candidate:
@@ -174,7 +174,7 @@ actor SignalingSession {
                 }
                 // A resume gets a fresh offer when its subscriber set changed
                 // (a `subscriptionsChanged` notice); one in flight is sent again.
-                if let inFlight = offerInFlight {
+                if let inFlight = subscribers.withState(result.participant.sid, { $0.offerInFlight }) {
                     outbox.send(.message(inFlight.message))
                 }
             } else {
@@ -193,6 +193,15 @@ actor SignalingSession {
                 }
             }
             participant = result.participant.sid
+            if !result.resumed {
+                // A new participant SID: forget the subscriber connections of
+                // participants that are gone (expired windows, old sessions).
+                let current = await host.read { service in
+                    Set(service.allRooms().filter { $0.status == .inProgress }.flatMap { (try? service.participants(inRoom: $0.sid.rawValue)) ?? [] }
+                        .filter { $0.status != .disconnected }.map(\.sid))
+                }
+                subscribers.keepOnly(current)
+            }
             logger.info("\(identity) joined \(result.room.uniqueName) as \(result.participant.sid.rawValue)\(result.resumed ? " (resumed)" : "")")
         } catch {
             refuse(SignalingError(error), id: id)
@@ -245,38 +254,43 @@ actor SignalingSession {
     /// subscribed to nothing and never was.
     func nextOffer() async -> ServerMessage? {
         guard let participant, !ended else { return nil }
-        if offerInFlight != nil {
-            offerWanted = true
-            return nil
+        let busy = subscribers.withState(participant) { state in
+            if state.offerInFlight != nil { state.offerWanted = true }
+            return state.offerInFlight != nil
         }
+        if busy { return nil }
         let tracks = await host.read { $0.subscribedTracks(of: participant) }
-        if tracks.isEmpty && slots.isEmpty { return nil }
-        let wanted = Set(tracks.map(\.sid.rawValue))
-        for index in slots.indices where slots[index].track.map({ !wanted.contains($0.sid) }) ?? false {
-            slots[index].track = nil
-        }
-        var placed = Set(slots.compactMap(\.track?.sid))
-        for track in tracks where !placed.contains(track.sid.rawValue) {
-            let kind = SignalingTrackKind(track.kind)
-            let entry = (sid: track.sid.rawValue, publisher: track.publisherSID.rawValue)
-            if let free = slots.firstIndex(where: { $0.track == nil && $0.kind == kind }) {
-                slots[free].track = entry
-            } else {
-                slots.append(SubscriberSlot(mid: String(slots.count), kind: kind, track: entry))
+        let now = clock()
+        return subscribers.withState(participant) { state -> ServerMessage? in
+            if tracks.isEmpty && state.slots.isEmpty { return nil }
+            let wanted = Set(tracks.map(\.sid.rawValue))
+            for index in state.slots.indices where state.slots[index].track.map({ !wanted.contains($0.sid) }) ?? false {
+                state.slots[index].track = nil
             }
-            placed.insert(track.sid.rawValue)
+            var placed = Set(state.slots.compactMap(\.track?.sid))
+            for track in tracks where !placed.contains(track.sid.rawValue) {
+                let kind = SignalingTrackKind(track.kind)
+                let entry = (sid: track.sid.rawValue, publisher: track.publisherSID.rawValue)
+                if let free = state.slots.firstIndex(where: { $0.track == nil && $0.kind == kind }) {
+                    state.slots[free].track = entry
+                } else {
+                    state.slots.append(SubscriberSlot(mid: String(state.slots.count), kind: kind, track: entry))
+                }
+                placed.insert(track.sid.rawValue)
+            }
+            state.offerVersion += 1
+            let byTrack = Dictionary(tracks.map { ($0.sid.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+            let listed: [ServerMessage.SubscribedTrack] = state.slots.compactMap { slot in
+                guard let entry = slot.track, let track = byTrack[entry.sid] else { return nil }
+                return ServerMessage.SubscribedTrack(
+                    mid: slot.mid, trackSid: entry.sid, participantSid: entry.publisher, name: track.name, kind: slot.kind)
+            }
+            let offer = ServerMessage.subscribeOffer(
+                ServerMessage.SubscribeOffer(
+                    sdp: PlaceholderSDP.subscriberOffer(slots: state.slots, version: state.offerVersion), tracks: listed))
+            state.offerInFlight = (offer, now)
+            return offer
         }
-        offerVersion += 1
-        let byTrack = Dictionary(tracks.map { ($0.sid.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
-        let listed: [ServerMessage.SubscribedTrack] = slots.compactMap { slot in
-            guard let entry = slot.track, let track = byTrack[entry.sid] else { return nil }
-            return ServerMessage.SubscribedTrack(
-                mid: slot.mid, trackSid: entry.sid, participantSid: entry.publisher, name: track.name, kind: slot.kind)
-        }
-        let offer = ServerMessage.subscribeOffer(
-            ServerMessage.SubscribeOffer(sdp: PlaceholderSDP.subscriberOffer(slots: slots, version: offerVersion), tracks: listed))
-        offerInFlight = (offer, clock())
-        return offer
     }
 
     // MARK: - Time and the end
@@ -289,9 +303,14 @@ actor SignalingSession {
             outbox.send(.finalMessage(.disconnected(code: .signalingConnectionTimeout, message: SignalingErrorCode.signalingConnectionTimeout.message)))
             return false
         }
-        if let inFlight = offerInFlight, now.timeIntervalSince(inFlight.sentAt) >= settings.offerResendInterval {
-            offerInFlight = (inFlight.message, now)
-            outbox.send(.message(inFlight.message))
+        if let participant {
+            let due = subscribers.withState(participant) { state -> ServerMessage? in
+                guard let inFlight = state.offerInFlight, now.timeIntervalSince(inFlight.sentAt) >= settings.offerResendInterval
+                else { return nil }
+                state.offerInFlight = (inFlight.message, now)
+                return inFlight.message
+            }
+            if let due { outbox.send(.message(due)) }
         }
         return true
     }

@@ -267,4 +267,61 @@ import Testing
         pinger.cancel()
         await watcher.close()
     }
+
+    func publish(_ client: SignalingClient, mid: String = "0", name: String, kind: String = "audio") async throws {
+        let offer = """
+            v=0\r
+            o=- 1 2 IN IP4 127.0.0.1\r
+            s=-\r
+            t=0 0\r
+            m=\(kind) 9 UDP/TLS/RTP/SAVPF 111\r
+            c=IN IP4 0.0.0.0\r
+            a=mid:\(mid)\r
+            a=sendonly\r
+
+            """
+        client.send(["type": "publish", "id": "p-\(name)", "sdp": offer, "tracks": [["mid": mid, "name": name, "kind": kind]]])
+        try await client.next("publishAnswer", where: { $0["id"] as? String == "p-\(name)" })
+    }
+
+    @Test func noSecondOfferBeforeTheAnswerAndAResumeGetsTheOfferInFlight() async throws {
+        let server = try Server()
+        defer { server.stop() }
+        let bob = try server.client("bob")
+        let first = try await joined(bob)
+        let sessionToken = try #require(first["sessionToken"] as? String)
+        let alice = try server.client("alice")
+        _ = try await joined(alice)
+        let carol = try server.client("carol")
+        _ = try await joined(carol)
+
+        try await publish(alice, name: "alice-mic")
+        let offer1 = try await bob.next("subscribeOffer")
+        #expect((offer1["tracks"] as? [Any])?.count == 1)
+
+        // Carol publishes while bob's first offer is unanswered: he hears of
+        // the track, but gets no second offer yet.
+        try await publish(carol, name: "carol-mic")
+        try await bob.next("trackPublished", index: 1)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(bob.count("subscribeOffer") == 1)
+
+        // Bob drops and resumes: the offer in flight is sent again, alone.
+        await bob.close()
+        let again = try server.client("bob")
+        again.send(["type": "join", "id": "r", "resume": sessionToken])
+        try await again.next("joined")
+        let resent = try await again.next("subscribeOffer")
+        #expect(resent["sdp"] as? String == offer1["sdp"] as? String)
+
+        // The answer releases the next offer, with both tracks on new mids.
+        again.send(["type": "subscribeAnswer", "sdp": "v=0\r\n"])
+        let offer2 = try await again.next("subscribeOffer", index: 1)
+        let tracks = try #require(offer2["tracks"] as? [[String: Any]])
+        #expect(tracks.count == 2)
+        #expect(Set(tracks.compactMap { $0["mid"] as? String }).count == 2)
+        await again.close()
+        await alice.close()
+        await carol.close()
+    }
 }

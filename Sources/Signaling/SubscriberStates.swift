@@ -1,0 +1,36 @@
+import Foundation
+import Rooms
+import Synchronization
+
+/// The server-offered (subscriber) connection of a participant, which
+/// outlives any one socket: a resume on a new WebSocket keeps its m-lines
+/// and re-sends an offer that was in flight (PROTOCOL.md 3.4 and 3.6).
+struct SubscriberConnectionState: Sendable {
+    var slots: [SubscriberSlot] = []
+    var offerVersion = 0
+    var offerInFlight: (message: ServerMessage, sentAt: Date)?
+    /// The subscriptions changed while an offer was in flight: offer again
+    /// once it is answered (never two offers before an answer).
+    var offerWanted = false
+}
+
+/// Every participant's `SubscriberConnectionState`, shared by the sessions.
+final class SubscriberStates: Sendable {
+    private let states = Mutex<[ParticipantSID: SubscriberConnectionState]>([:])
+
+    func withState<R>(_ participant: ParticipantSID, _ body: (inout SubscriberConnectionState) -> R) -> R {
+        states.withLock { all in body(&all[participant, default: SubscriberConnectionState()]) }
+    }
+
+    func remove(_ participant: ParticipantSID) {
+        _ = states.withLock { $0.removeValue(forKey: participant) }
+    }
+
+    /// Forgets participants that are gone for good (a reconnect window
+    /// that expired leaves no other trace here).
+    func keepOnly(_ current: Set<ParticipantSID>) {
+        states.withLock { all in all = all.filter { current.contains($0.key) } }
+    }
+
+    var count: Int { states.withLock { $0.count } }
+}
