@@ -17,7 +17,8 @@
 #   debug build).
 # Environment: VROOM_TWILIO_REFERENCE (Twilio's file), REST_CONFORMANCE_MAX_EXAMPLES
 #   (schemathesis cases per operation, default 20), REST_CONFORMANCE_CHECKS.
-# Tools go to .build-venv-rest/ (pinned in scripts/rest_conformance/requirements.txt).
+# Tools go to .build-venv-rest/ (pinned in scripts/rest_conformance/requirements.txt);
+# logs, the JUnit report and the captured exchanges to .build-rest-conformance/.
 # Prints `rest-conformance: N passed, M failed` last; exits 1 on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +41,7 @@ finish() { printf 'rest-conformance: %d passed, %d failed\n' "$passed" "$failed"
 section() { printf '\n==== %s ====\n' "$1"; }
 
 work=$(mktemp -d)
+logs="$root/.build-rest-conformance"   # kept after the run (ignored by .build-*/)
 server_pid=""
 cleanup() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
@@ -47,6 +49,8 @@ cleanup() {
     for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$server_pid" 2>/dev/null
   fi
+  rm -rf "$logs" && mkdir -p "$logs"
+  cp "$work"/*.log "$work"/*.xml "$work"/*.json "$work"/fuzz.yaml "$logs"/ 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -85,6 +89,7 @@ if [ -z "$server_bin" ]; then
   fi
   server_bin="$(swift build --show-bin-path)/vroom-server"
 fi
+server_bin=$(realpath "$server_bin")
 if [ -z "$base" ]; then
   "$server_bin" --dev --http-port 0 --rtc-port 0 --db "$work/v.sqlite" >"$work/server.log" 2>&1 &
   server_pid=$!
@@ -112,13 +117,14 @@ base="${base%/}"
 section "b. schemathesis against $base"
 "$py" scripts/rest_conformance/fuzz_spec.py openapi.yaml "$work/fuzz.yaml" || fail "writing the fuzzed copy of openapi.yaml"
 # Bounded: $max_examples cases per operation, 10 s per request, 10 minutes in all.
-if timeout 600 "$venv/bin/st" run "$work/fuzz.yaml" --url "$base" --auth "$api_key:$api_secret" \
+# Run from $work: schemathesis keeps a .schemathesis/ cache in its working directory.
+if (cd "$work" && timeout 600 "$venv/bin/st" --config-file "$root/scripts/rest_conformance/schemathesis.toml" run "$work/fuzz.yaml" --url "$base" --auth "$api_key:$api_secret" \
     --checks "$checks" --max-examples "$max_examples" --workers 1 --seed 20261121 \
     --request-timeout 10 --max-failures 200 --no-color \
-    --report junit --report-junit-path "$work/schemathesis.xml" 2>&1 | tee "$work/schemathesis.log" | tail -n 80; then
+    --report junit --report-junit-path "$work/schemathesis.xml") 2>&1 | tee "$work/schemathesis.log" | tail -n 80; then
   pass "schemathesis ($checks)"
 else
-  fail "schemathesis found failures (full log above is the tail of $work/schemathesis.log)"
+  fail "schemathesis found failures (full log: $logs/schemathesis.log)"
 fi
 
 section "c+d. Twilio's Python helper library against $base"
