@@ -43,14 +43,19 @@ section() { printf '\n==== %s ====\n' "$1"; }
 work=$(mktemp -d)
 logs="$root/.build-rest-conformance"   # kept after the run (ignored by .build-*/)
 server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$server_pid" 2>/dev/null
+seed_pid=""
+stop_pid() {
+  if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then
+    kill -TERM "$1" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$1" 2>/dev/null
   fi
+}
+cleanup() {
+  stop_pid "$seed_pid"
+  stop_pid "$server_pid"
   rm -rf "$logs" && mkdir -p "$logs"
-  cp "$work"/*.log "$work"/*.xml "$work"/*.json "$work"/fuzz.yaml "$logs"/ 2>/dev/null
+  cp "$work"/*.log "$work"/*.xml "$work"/*.json "$work"/*.toml "$work"/fuzz.yaml "$logs"/ 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -116,9 +121,26 @@ base="${base%/}"
 
 section "b. schemathesis against $base"
 "$py" scripts/rest_conformance/fuzz_spec.py openapi.yaml "$work/fuzz.yaml" || fail "writing the fuzzed copy of openapi.yaml"
+# Live participants and tracks, so that fuzzing reaches past the 404s (seed_participants.py).
+st_config="$root/scripts/rest_conformance/schemathesis.toml"
+(cd scripts/rest_conformance && exec "$py" seed_participants.py --base-url "$base" --server-bin "$server_bin" \
+    --static "$st_config" --out "$work/schemathesis.toml" --api-key "$api_key" --api-secret "$api_secret") >"$work/seed.log" 2>&1 &
+seed_pid=$!
+for _ in $(seq 300); do
+  grep -q '^seeded' "$work/seed.log" && break
+  kill -0 "$seed_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if grep -q '^seeded' "$work/seed.log"; then
+  pass "$(grep '^seeded' "$work/seed.log")"
+  st_config="$work/schemathesis.toml"
+else
+  cat "$work/seed.log"
+  fail "seed_participants.py: no live participants for fuzzing (fuzzing the routes with random identifiers only)"
+fi
 # Bounded: $max_examples cases per operation, 10 s per request, 10 minutes in all.
 # Run from $work: schemathesis keeps a .schemathesis/ cache in its working directory.
-if (cd "$work" && timeout 600 "$venv/bin/st" --config-file "$root/scripts/rest_conformance/schemathesis.toml" run "$work/fuzz.yaml" --url "$base" --auth "$api_key:$api_secret" \
+if (cd "$work" && timeout 600 "$venv/bin/st" --config-file "$st_config" run "$work/fuzz.yaml" --url "$base" --auth "$api_key:$api_secret" \
     --checks "$checks" --max-examples "$max_examples" --workers 1 --seed 20261121 \
     --request-timeout 10 --max-failures 200 --no-color \
     --report junit --report-junit-path "$work/schemathesis.xml") 2>&1 | tee "$work/schemathesis.log" | tail -n 80; then
@@ -126,6 +148,8 @@ if (cd "$work" && timeout 600 "$venv/bin/st" --config-file "$root/scripts/rest_c
 else
   fail "schemathesis found failures (full log: $logs/schemathesis.log)"
 fi
+stop_pid "$seed_pid"
+seed_pid=""
 
 section "c+d. Twilio's Python helper library against $base"
 (cd scripts/rest_conformance && "$py" twilio_client_test.py --base-url "$base" --server-bin "$server_bin" \

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit, unquote
 
 from openapi_schema_validator import OAS30Validator
 
+DATE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
 
 class TwilioSchema:
     def __init__(self, path):
@@ -75,6 +77,23 @@ class TwilioSchema:
                 missing += TwilioSchema.missing_properties(schema["items"], item, f"{where}[{i}]")
         return missing
 
+    @staticmethod
+    def inexact_dates(schema, value, where="$"):
+        """Dates that are not exactly YYYY-MM-DDTHH:MM:SSZ (PROTOCOL.md section 6: Twilio's libraries parse only that)."""
+        bad = []
+        if not isinstance(schema, dict):
+            return bad
+        if schema.get("format") == "date-time" and isinstance(value, str) and not DATE.match(value):
+            bad.append(f"{where}: {value!r} is not YYYY-MM-DDTHH:MM:SSZ")
+        if isinstance(value, dict):
+            for name, sub in schema.get("properties", {}).items():
+                if name in value:
+                    bad += TwilioSchema.inexact_dates(sub, value[name], f"{where}.{name}")
+        if isinstance(value, list) and "items" in schema:
+            for i, item in enumerate(value):
+                bad += TwilioSchema.inexact_dates(schema["items"], item, f"{where}[{i}]")
+        return bad
+
     def check(self, method, url, status, body):
         """A list of problems (empty when the body conforms), or None when Twilio's file has no schema for it."""
         found = self.schema_for(method, url, status)
@@ -91,6 +110,7 @@ class TwilioSchema:
             location = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.path)
             problems.append(f"{location}: {error.message}")
         problems += [f"{p}: missing (Twilio lists it)" for p in self.missing_properties(schema, value)]
+        problems += self.inexact_dates(schema, value)
         return problems
 
 
