@@ -31,6 +31,7 @@ reference="${VROOM_TWILIO_REFERENCE:-$root/../shared/reference/twilio_video_v1_r
 api_key="${VROOM_API_KEY:-devkey}"
 api_secret="${VROOM_API_SECRET:-devsecret}"
 max_examples="${REST_CONFORMANCE_MAX_EXAMPLES:-20}"
+signal_url="${REST_CONFORMANCE_SIGNAL_URL:-}"   # only for mock_server.py
 checks="${REST_CONFORMANCE_CHECKS:-not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance}"
 
 passed=0
@@ -124,7 +125,7 @@ section "b. schemathesis against $base"
 # Live participants and tracks, so that fuzzing reaches past the 404s (seed_participants.py).
 st_config="$root/scripts/rest_conformance/schemathesis.toml"
 (cd scripts/rest_conformance && exec "$py" seed_participants.py --base-url "$base" --server-bin "$server_bin" \
-    --static "$st_config" --out "$work/schemathesis.toml" --api-key "$api_key" --api-secret "$api_secret") >"$work/seed.log" 2>&1 &
+    --static "$st_config" --out "$work/schemathesis.toml" --api-key "$api_key" --api-secret "$api_secret" ${signal_url:+--signal-url "$signal_url"}) >"$work/seed.log" 2>&1 &
 seed_pid=$!
 for _ in $(seq 300); do
   grep -q '^seeded' "$work/seed.log" && break
@@ -153,7 +154,7 @@ seed_pid=""
 
 section "c+d. Twilio's Python helper library against $base"
 (cd scripts/rest_conformance && "$py" twilio_client_test.py --base-url "$base" --server-bin "$server_bin" \
-    --twilio-schema "$reference" --api-key "$api_key" --api-secret "$api_secret" --dump "$work/exchanges.json") | tee "$work/twilio.log"
+    --twilio-schema "$reference" --api-key "$api_key" --api-secret "$api_secret" ${signal_url:+--signal-url "$signal_url"} --dump "$work/exchanges.json") | tee "$work/twilio.log"
 line=$(grep -E '^twilio-client: [0-9]+ passed, [0-9]+ failed$' "$work/twilio.log" | tail -n 1)
 if [ -n "$line" ]; then
   p=$(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\1/')

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """A stand-in for vroom-server's REST routes, to check the conformance harness itself.
 
-It implements the room routes of PROTOCOL.md section 6 in memory (no
-participants ever join: it has no signaling socket), so that the harness can
-be seen passing where a conformant server would pass, and failing from the
-first participant step on. Not a reference implementation: the Swift routes in
-Sources/AdminAPI are the product.
+It implements the routes of PROTOCOL.md section 6 in memory, with a fake
+signaling WebSocket on a second port (join, publish, subscribe offers; only
+include-all / exclude-all rules; no token check), so that the harness can be
+seen passing where a conformant server would pass. Not a reference
+implementation: the Swift routes in Sources/AdminAPI are the product.
 
-Usage: mock_server.py [PORT]   (prints `http: listening on 127.0.0.1:PORT`)
-Then:  VROOM_SERVER_BIN=.build/debug/vroom-server scripts/rest-conformance.sh http://127.0.0.1:PORT
+Usage: mock_server.py [PORT]   (prints `signal: listening on 127.0.0.1:SPORT`
+                                and `http: listening on 127.0.0.1:PORT`)
+Then:  VROOM_SERVER_BIN=.build/debug/vroom-server REST_CONFORMANCE_SIGNAL_URL=ws://127.0.0.1:SPORT \
+         scripts/rest-conformance.sh http://127.0.0.1:PORT
 """
 
 import base64
@@ -105,6 +107,121 @@ def page(items, key, params, base, path):
         "url": url(number), "key": key}}
 
 
+def find_participant(room, key):
+    matches = [p for p in room["participants"] if p["sid"] == key]
+    matches = matches or [p for p in room["participants"] if p["identity"] == key and p["status"] == "connected"]
+    if not matches:
+        raise Problem(404, 53204, "Participant not found")
+    return matches[-1]
+
+
+def participant_json(room, p, base):
+    url = f"{base}/v1/Rooms/{room['sid']}/Participants/{p['sid']}"
+    end = p["end_time"]
+    return {
+        "sid": p["sid"], "room_sid": room["sid"], "account_sid": ACCOUNT, "status": p["status"],
+        "identity": p["identity"], "date_created": stamp(p["created"]), "date_updated": stamp(end or p["created"]),
+        "start_time": stamp(p["created"]), "end_time": stamp(end),
+        "duration": int((end - p["created"]).total_seconds()) if end else None, "url": url,
+        "links": {"published_tracks": url + "/PublishedTracks", "subscribed_tracks": url + "/SubscribedTracks",
+                  "subscribe_rules": url + "/SubscribeRules"},
+    }
+
+
+def track_json(room, publisher, t, subscriber, base):
+    owner = subscriber or publisher
+    kind = "SubscribedTracks" if subscriber else "PublishedTracks"
+    body = {
+        "sid": t["sid"], "participant_sid": owner["sid"], "room_sid": room["sid"], "name": t["name"],
+        "date_created": stamp(t["created"]), "date_updated": stamp(t["created"]), "enabled": True, "kind": t["kind"],
+        "url": f"{base}/v1/Rooms/{room['sid']}/Participants/{owner['sid']}/{kind}/{t['sid']}",
+    }
+    if subscriber:
+        body["publisher_sid"] = publisher["sid"]
+    return body
+
+
+def subscribed(room, p):
+    """Tracks of the others; only the rules include-all and exclude-all are understood here."""
+    if p["status"] != "connected" or not any(r.get("type") == "include" for r in p["rules"][-1:]):
+        return []
+    return [(o, t) for o in room["participants"] if o is not p and o["status"] == "connected" for t in o["tracks"]]
+
+
+def offer_tracks(room, p):
+    return [{"mid": str(i), "trackSid": t["sid"], "participantSid": o["sid"], "name": t["name"], "kind": t["kind"]}
+            for i, (o, t) in enumerate(subscribed(room, p))]
+
+
+def send(p, obj):
+    try:
+        p["conn"].send(json.dumps(obj))
+    except Exception:
+        pass
+
+
+def remove(room, p, code):
+    p["status"], p["end_time"] = "disconnected", now()
+    send(p, {"type": "disconnected", "code": code, "message": "removed"})
+    try:
+        p["conn"].close()
+    except Exception:
+        pass
+    for o in room["participants"]:
+        if o["status"] == "connected":
+            send(o, {"type": "participantDisconnected", "participantSid": p["sid"]})
+            send(o, {"type": "subscribeOffer", "sdp": "v=0\r\n", "tracks": offer_tracks(room, o)})
+
+
+def signaling(conn):
+    """A fake /v1/signal: join (ad-hoc rooms), publish, subscribe offers, ping; no token check."""
+    query = parse_qs(urlsplit(conn.request.path).query)
+    token = (query.get("access_token") or [""])[0]
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+        identity = claims["grants"]["identity"]
+    except Exception:
+        conn.send(json.dumps({"type": "error", "code": 20101, "message": "bad token"}))
+        return
+    room = p = None
+    for raw in conn:
+        msg = json.loads(raw)
+        with lock:
+            if msg.get("type") == "join":
+                try:
+                    room = find_room(msg["room"])
+                    if room["status"] != "in-progress":
+                        raise Problem(404, 53106, "ended")
+                except Problem:
+                    sid = "RM" + secrets.token_hex(16)
+                    room = {"sid": sid, "unique_name": msg["room"], "status": "in-progress", "created": now(),
+                            "updated": now(), "end_time": None, "max_participants": 50, "empty": 5, "unused": 5,
+                            "status_callback": None, "participants": []}
+                    rooms.append(room)
+                p = {"sid": "PA" + secrets.token_hex(16), "identity": identity, "status": "connected", "created": now(),
+                     "end_time": None, "conn": conn, "tracks": [], "rules": [{"type": "include", "all": True}]}
+                others = [o for o in room["participants"] if o["status"] == "connected"]
+                room["participants"].append(p)
+                conn.send(json.dumps({"type": "joined", "id": msg.get("id"), "room": {"sid": room["sid"], "name": room["unique_name"]},
+                                      "participant": {"sid": p["sid"], "identity": identity},
+                                      "participants": [{"sid": o["sid"], "identity": o["identity"]} for o in others]}))
+                for o in others:
+                    send(o, {"type": "participantConnected", "participant": {"sid": p["sid"], "identity": identity}})
+            elif msg.get("type") == "publish" and p:
+                p["tracks"] = [{"sid": "MT" + secrets.token_hex(16), "name": t["name"], "kind": t["kind"], "mid": t["mid"],
+                                "created": now()} for t in msg["tracks"]]
+                conn.send(json.dumps({"type": "publishAnswer", "id": msg.get("id"), "sdp": "v=0\r\n",
+                                      "tracks": [{k: t[k] for k in ("mid", "sid", "name", "kind")} for t in p["tracks"]]}))
+                for o in room["participants"]:
+                    if o is not p and o["status"] == "connected":
+                        send(o, {"type": "subscribeOffer", "sdp": "v=0\r\n", "tracks": offer_tracks(room, o)})
+            elif msg.get("type") == "ping":
+                conn.send(json.dumps({"type": "pong"}))
+    with lock:
+        if p and p["status"] == "connected":
+            p["status"], p["end_time"] = "disconnected", now()
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -178,7 +295,7 @@ class Handler(BaseHTTPRequestHandler):
                 t = now()
                 room = {"sid": sid, "unique_name": name or sid, "status": "in-progress", "created": t, "updated": t,
                         "end_time": None, "max_participants": max_p, "empty": empty, "unused": unused,
-                        "status_callback": params.get("StatusCallback")}
+                        "status_callback": params.get("StatusCallback"), "participants": []}
                 rooms.append(room)
                 return self.reply(201, room_json(room, base))
             status = params.get("Status")
@@ -199,6 +316,9 @@ class Handler(BaseHTTPRequestHandler):
                     raise Problem(400, 53112, "Room status is invalid")
                 room["status"], room["end_time"] = "completed", now()
                 room["updated"] = room["end_time"]
+                for p in room["participants"]:
+                    if p["status"] == "connected":
+                        remove(room, p, 53118)
                 return self.reply(202, room_json(room, base))
             return self.reply(200, room_json(room, base))
         if rest[1:] == ["Stats"] and self.command == "GET":
@@ -209,8 +329,66 @@ class Handler(BaseHTTPRequestHandler):
             status = params.get("Status")
             if status is not None and status not in ("connected", "reconnecting", "disconnected"):
                 raise Problem(400, 20001, "Status is invalid")
-            return self.reply(200, page([], "participants", params, base, raw_path))
-        raise Problem(404, 53204, "Participant not found")
+            if status is None and room["status"] == "in-progress":
+                status = "connected"
+            items = [p for p in reversed(room["participants"]) if (status is None or p["status"] == status)
+                     and ("Identity" not in params or p["identity"] == params["Identity"])]
+            listed = page(items, "participants", params, base, raw_path)
+            listed["participants"] = [participant_json(room, p, base) for p in listed["participants"]]
+            return self.reply(200, listed)
+        p = find_participant(room, rest[2])
+        tail = rest[3:]
+        if not tail:
+            if self.command == "POST":
+                if params.get("Status") != "disconnected" or p["status"] != "connected":
+                    raise Problem(400, 53204, "Participant status is invalid")
+                remove(room, p, 53216)
+                return self.reply(202, participant_json(room, p, base))
+            return self.reply(200, participant_json(room, p, base))
+        if tail[0] == "PublishedTracks" and self.command == "GET":
+            tracks = p["tracks"]
+            if len(tail) == 1:
+                listed = page(tracks, "published_tracks", params, base, raw_path)
+                listed["published_tracks"] = [track_json(room, p, t, None, base) for t in listed["published_tracks"]]
+                return self.reply(200, listed)
+            for t in tracks:
+                if t["sid"] == tail[1]:
+                    return self.reply(200, track_json(room, p, t, None, base))
+            raise Problem(404, 20404, "Track not found")
+        if tail[0] == "SubscribedTracks" and self.command == "GET":
+            subs = subscribed(room, p)
+            if len(tail) == 1:
+                listed = page(subs, "subscribed_tracks", params, base, raw_path)
+                listed["subscribed_tracks"] = [track_json(room, pub, t, p, base) for pub, t in listed["subscribed_tracks"]]
+                return self.reply(200, listed)
+            for pub, t in subs:
+                if t["sid"] == tail[1]:
+                    return self.reply(200, track_json(room, pub, t, p, base))
+            raise Problem(404, 20404, "Track not found")
+        if tail == ["SubscribeRules"]:
+            if self.command == "POST":
+                try:
+                    rules = json.loads(params.get("Rules", ""))
+                except ValueError:
+                    raise Problem(400, 53003, "Rules is not JSON")
+                if not isinstance(rules, list) or not all(isinstance(r, dict) and r.get("type") in ("include", "exclude") for r in rules):
+                    raise Problem(400, 53003, "Rules are invalid")
+                p["rules"] = [{k: v for k, v in r.items() if k in ("type", "all", "kind", "publisher", "track")} for r in rules]
+                send(p, {"type": "subscribeOffer", "sdp": "v=0\r\n", "tracks": offer_tracks(room, p)})
+            return self.reply(200, {"participant_sid": p["sid"], "room_sid": room["sid"], "rules": p["rules"],
+                                    "date_created": None, "date_updated": None})
+        if tail == ["Messages"] and self.command == "POST":
+            if p["status"] != "connected":
+                raise Problem(409, 409, "Participant is not connected")
+            try:
+                json.loads(params.get("Content", ""))
+            except ValueError:
+                raise Problem(400, 400, "invalid-content")
+            sid = "ME" + secrets.token_hex(16)
+            send(p, {"type": "message", "sid": sid, "from": None, "content": params["Content"],
+                     "contentType": "application/json", "sequenceNumber": 0})
+            return self.reply(201, {"sid": sid, "room_sid": room["sid"], "participant_sid": p["sid"], "date_created": stamp(now())})
+        raise Problem(404, 20404, "Not found")
 
     do_GET = handle_any
     do_POST = handle_any
@@ -227,6 +405,11 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    from websockets.sync.server import serve
+
+    signal_server = serve(signaling, "127.0.0.1", 0)
+    threading.Thread(target=signal_server.serve_forever, daemon=True).start()
+    print(f"signal: listening on 127.0.0.1:{signal_server.socket.getsockname()[1]}", flush=True)
     server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 0), Handler)
     print(f"http: listening on 127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()

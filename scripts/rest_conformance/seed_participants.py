@@ -34,12 +34,13 @@ def main():
     parser.add_argument("--static", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--api-key", default="devkey")
+    parser.add_argument("--signal-url", help="the signaling WebSocket, default BASE/v1/signal (mock_server.py has its own)")
     parser.add_argument("--api-secret", default="devsecret")
     args = parser.parse_args()
 
     room_name = f"fuzz-{uuid.uuid4().hex[:8]}"
-    alice = SignalingClient(args.base_url, mint_token(args.server_bin, "fuzz-alice", args.api_key, args.api_secret))
-    bob = SignalingClient(args.base_url, mint_token(args.server_bin, "fuzz-bob", args.api_key, args.api_secret))
+    alice = SignalingClient(args.base_url, mint_token(args.server_bin, "fuzz-alice", args.api_key, args.api_secret), args.signal_url)
+    bob = SignalingClient(args.base_url, mint_token(args.server_bin, "fuzz-bob", args.api_key, args.api_secret), args.signal_url)
     a = alice.join(room_name)
     b = bob.join(room_name)
     alice.send({"type": "publish", "id": "pub", "sdp": PUBLISH_OFFER,

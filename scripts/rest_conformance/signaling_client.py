@@ -43,8 +43,9 @@ def mint_token(server_bin, identity, api_key="devkey", api_secret="devsecret", t
 
 
 class SignalingClient:
-    def __init__(self, base_url, token):
-        ws_url = base_url.replace("http://", "ws://", 1).rstrip("/") + "/v1/signal?access_token=" + token
+    def __init__(self, base_url, token, signal_url=None):
+        """signal_url overrides ws://HOST:PORT/v1/signal (only mock_server.py needs that)."""
+        ws_url = (signal_url or base_url.replace("http://", "ws://", 1).rstrip("/") + "/v1/signal") + "?access_token=" + token
         self.ws = connect(ws_url, open_timeout=10, ping_interval=5, max_size=None)
         self.frames = queue.Queue()
         self.seen = []

@@ -175,8 +175,8 @@ def run(args):
                     "next_page_url is absolute and keeps the filter", next_url)
 
         # Participants join over the signaling WebSocket.
-        alice = r.step("alice joins over WebSocket", lambda: SignalingClient(base, mint_token(args.server_bin, "alice", args.api_key, args.api_secret)))
-        bob = r.step("bob joins over WebSocket", lambda: SignalingClient(base, mint_token(args.server_bin, "bob", args.api_key, args.api_secret)))
+        alice = r.step("alice joins over WebSocket", lambda: SignalingClient(base, mint_token(args.server_bin, "alice", args.api_key, args.api_secret), args.signal_url))
+        bob = r.step("bob joins over WebSocket", lambda: SignalingClient(base, mint_token(args.server_bin, "bob", args.api_key, args.api_secret), args.signal_url))
         sockets += [s for s in (alice, bob) if s]
         if not (alice and bob):
             return r, http
@@ -309,7 +309,7 @@ def run(args):
         # Wrong credentials: 401 20003.
         bad = Client(args.api_key, "wrong-secret", ACCOUNT_SID, http_client=CapturingHttpClient(urlsplit(base).netloc))
         bad.video.base_url = base
-        expect_rest_error(r, "wrong secret: 401 20003", lambda: bad.video.v1.rooms.list(limit=1), 401, 20003)
+        expect_rest_error(r, "wrong secret: 401 20003", lambda: bad.video.v1.rooms(room.sid).fetch(), 401, 20003)
     finally:
         for s in sockets:
             s.close()
@@ -335,6 +335,7 @@ def main():
     parser.add_argument("--server-bin", required=True)
     parser.add_argument("--twilio-schema", required=True)
     parser.add_argument("--api-key", default="devkey")
+    parser.add_argument("--signal-url", help="the signaling WebSocket, default BASE/v1/signal (mock_server.py has its own)")
     parser.add_argument("--api-secret", default="devsecret")
     parser.add_argument("--dump", help="write the captured exchanges here as JSON")
     args = parser.parse_args()
