@@ -107,6 +107,29 @@ def page(items, key, params, base, path):
         "url": url(number), "key": key}}
 
 
+def post_hook(url, body, content_type):
+    """Signed webhook (X-Vroom-Signature), sent from a thread; only 127.0.0.1 URLs."""
+    import hashlib
+    import hmac
+    import urllib.request
+    if not url or urlsplit(url).hostname != "127.0.0.1":
+        return
+    if content_type == "application/json":
+        text = url.encode() + body
+    else:
+        pairs = sorted((k, v[-1]) for k, v in parse_qs(body.decode(), keep_blank_values=True).items())
+        text = (url + "".join(k + v for k, v in pairs)).encode()
+    sig = base64.b64encode(hmac.new(SECRET.encode(), text, hashlib.sha256).digest()).decode()
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": content_type, "X-Vroom-Signature": sig})
+    threading.Thread(target=lambda: urllib.request.urlopen(request, timeout=5).read(), daemon=True).start()
+
+
+def status_hook(room, event):
+    body = urlencode({"StatusCallbackEvent": event, "RoomSid": room["sid"], "RoomName": room["unique_name"],
+                      "RoomStatus": room["status"]}).encode()
+    post_hook(room.get("status_callback"), body, "application/x-www-form-urlencoded")
+
+
 def find_participant(room, key):
     matches = [p for p in room["participants"] if p["sid"] == key]
     matches = matches or [p for p in room["participants"] if p["identity"] == key and p["status"] == "connected"]
@@ -199,7 +222,7 @@ def signaling(conn):
                             "status_callback": None, "participants": []}
                     rooms.append(room)
                 p = {"sid": "PA" + secrets.token_hex(16), "identity": identity, "status": "connected", "created": now(),
-                     "end_time": None, "conn": conn, "tracks": [], "rules": [{"type": "include", "all": True}]}
+                     "end_time": None, "conn": conn, "tracks": [], "rules": [{"type": "include", "all": True}], "hooks": []}
                 others = [o for o in room["participants"] if o["status"] == "connected"]
                 room["participants"].append(p)
                 conn.send(json.dumps({"type": "joined", "id": msg.get("id"), "room": {"sid": room["sid"], "name": room["unique_name"]},
@@ -215,6 +238,14 @@ def signaling(conn):
                 for o in room["participants"]:
                     if o is not p and o["status"] == "connected":
                         send(o, {"type": "subscribeOffer", "sdp": "v=0\r\n", "tracks": offer_tracks(room, o)})
+            elif msg.get("type") == "sendMessage" and p:
+                sid = "ME" + secrets.token_hex(16)
+                conn.send(json.dumps({"type": "messageSent", "id": msg.get("id"), "sid": sid}))
+                body = json.dumps({"ContentType": "application/json", "Content": msg.get("content"), "SequenceNumber": 0,
+                                   "ParticipantSid": p["sid"], "RoomSid": room["sid"], "Sid": sid,
+                                   "Timestamp": now().strftime("%a, %d %b %Y %H:%M:%S +0000")}).encode()
+                for hook in p["hooks"]:
+                    post_hook(hook, body, "application/json")
             elif msg.get("type") == "ping":
                 conn.send(json.dumps({"type": "pong"}))
     with lock:
@@ -297,6 +328,7 @@ class Handler(BaseHTTPRequestHandler):
                         "end_time": None, "max_participants": max_p, "empty": empty, "unused": unused,
                         "status_callback": params.get("StatusCallback"), "participants": []}
                 rooms.append(room)
+                status_hook(room, "room-created")
                 return self.reply(201, room_json(room, base))
             status = params.get("Status")
             if status is not None and status not in ("in-progress", "completed", "failed"):
@@ -319,6 +351,7 @@ class Handler(BaseHTTPRequestHandler):
                 for p in room["participants"]:
                     if p["status"] == "connected":
                         remove(room, p, 53118)
+                status_hook(room, "room-ended")
                 return self.reply(202, room_json(room, base))
             return self.reply(200, room_json(room, base))
         if rest[1:] == ["Stats"] and self.command == "GET":
@@ -377,6 +410,11 @@ class Handler(BaseHTTPRequestHandler):
                 send(p, {"type": "subscribeOffer", "sdp": "v=0\r\n", "tracks": offer_tracks(room, p)})
             return self.reply(200, {"participant_sid": p["sid"], "room_sid": room["sid"], "rules": p["rules"],
                                     "date_created": None, "date_updated": None})
+        if tail == ["MessageSubscriptions"] and self.command == "POST":
+            if not params.get("Callback"):
+                raise Problem(400, 400, "Callback is required")
+            p["hooks"].append(params["Callback"])
+            return self.reply(201, {"room_sid": room["sid"], "participant_sid": p["sid"], "callback": params["Callback"]})
         if tail == ["Messages"] and self.command == "POST":
             if p["status"] != "connected":
                 raise Problem(409, 409, "Participant is not connected")

@@ -13,13 +13,16 @@ Only 127.0.0.1 is contacted.
 """
 
 import argparse
+import base64
 import datetime
+import hashlib
+import hmac
 import json
 import sys
 import time
 import traceback
 import uuid
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from twilio.base.exceptions import TwilioRestException
 from twilio.http.http_client import TwilioHttpClient
@@ -50,6 +53,57 @@ class CapturingHttpClient(TwilioHttpClient):
         full_url = url + ("?" + urlencode(params, doseq=True) if params else "")
         self.exchanges.append((method, full_url, response.status_code, response.text))
         return response
+
+
+class WebhookReceiver:
+    """Collects the server's webhooks on 127.0.0.1 (status callbacks and message subscriptions)."""
+
+    def __init__(self, secret):
+        import http.server
+        import threading
+        received = self.received = []
+        self.secret = secret
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                received.append((self.path, dict(self.headers), body))
+                self.send_response(204)
+                self.end_headers()
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait(self, path, where, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for item in list(self.received):
+                if item[0] == path and where(item):
+                    return item
+            time.sleep(0.1)
+        raise TimeoutError(f"no webhook to {path} within {timeout} s; got {[(p, b[:80]) for p, _, b in self.received]}")
+
+    def form(self, item):
+        return {k: v[-1] for k, v in parse_qs(item[2].decode(), keep_blank_values=True).items()}
+
+    def signed(self, item):
+        """X-Vroom-Signature: HMAC-SHA256 over URL + sorted name+value (form) or URL + raw body (JSON)."""
+        path, headers, body = item
+        url = self.url + path
+        if (headers.get("Content-Type") or "").startswith("application/json"):
+            text = url.encode() + body
+        else:
+            pairs = sorted((k, v[-1]) for k, v in parse_qs(body.decode(), keep_blank_values=True).items())
+            text = (url + "".join(k + v for k, v in pairs)).encode()
+        expected = base64.b64encode(hmac.new(self.secret.encode(), text, hashlib.sha256).digest()).decode()
+        return headers.get("X-Vroom-Signature") == expected
+
+    def close(self):
+        self.server.shutdown()
 
 
 class Results:
@@ -115,11 +169,13 @@ def run(args):
     tag = uuid.uuid4().hex[:8]
     name = f"conformance-{tag}"
     sockets = []
+    hooks = WebhookReceiver(args.api_secret)
 
     try:
         # Rooms: create, fetch by SID and by unique name, list with filters and paging.
         room = r.step("create room", lambda: video.rooms.create(unique_name=name, max_participants=10,
-                                                               empty_room_timeout=5, unused_room_timeout=5))
+                                                               empty_room_timeout=5, unused_room_timeout=5,
+                                                               status_callback=hooks.url + "/status"))
         if room is None:
             return r, http
         r.check(isinstance(room.sid, str) and room.sid.startswith("RM") and len(room.sid) == 34, "room sid is RM + 32 hex", room.sid)
@@ -134,6 +190,13 @@ def run(args):
         r.check(isinstance(room.url, str) and room.url.startswith(base) and room.sid in room.url, "room url is absolute", room.url)
         r.check(isinstance(room.links, dict) and str(room.links.get("participants", "")).startswith(base),
                 "room links.participants", room.links)
+
+        r.check(room.status_callback == hooks.url + "/status", "room status_callback", room.status_callback)
+        created = r.step("status callback room-created", lambda: hooks.wait(
+            "/status", lambda h: hooks.form(h).get("StatusCallbackEvent") == "room-created"))
+        if created:
+            r.check(hooks.form(created).get("RoomSid") == room.sid, "room-created names the room", hooks.form(created))
+            r.check(hooks.signed(created), "room-created carries a valid X-Vroom-Signature", created[1].get("X-Vroom-Signature"))
 
         fetched = r.step("fetch room by sid", lambda: video.rooms(room.sid).fetch())
         if fetched:
@@ -270,6 +333,22 @@ def run(args):
             if got:
                 r.check(got.get("content") == '{"k":1}', "message content", got)
 
+        # A message subscription: alice's messages are POSTed as JSON to the callback.
+        subscribed_hook = r.step("POST MessageSubscriptions", lambda: client.request(
+            "POST", f"{base}/v1/Rooms/{room.sid}/Participants/{alice_sid}/MessageSubscriptions",
+            data={"Callback": hooks.url + "/messages"}))
+        if subscribed_hook is not None:
+            r.check(subscribed_hook.status_code == 201, "message subscription answers 201",
+                    f"{subscribed_hook.status_code} {subscribed_hook.text[:200]}")
+            alice.send({"type": "sendMessage", "id": "hook", "content": '{"hook":1}', "contentType": "application/json"})
+            delivered = r.step("message webhook delivered", lambda: hooks.wait("/messages", lambda h: b"hook" in h[2]))
+            if delivered:
+                payload = json.loads(delivered[2])
+                r.check(payload.get("Content") == '{"hook":1}' and payload.get("ParticipantSid") == alice_sid
+                        and payload.get("RoomSid") == room.sid and str(payload.get("Sid", "")).startswith("ME"),
+                        "message webhook fields", payload)
+                r.check(hooks.signed(delivered), "message webhook carries a valid X-Vroom-Signature")
+
         # Remove bob: he gets disconnected 53216.
         removed = r.step("remove bob (Status=disconnected)", lambda: participants(bob_sid).update(status="disconnected"))
         if removed:
@@ -298,6 +377,10 @@ def run(args):
         again = r.step("fetch completed room", lambda: video.rooms(room.sid).fetch())
         if again:
             r.check(again.status == "completed", "completed room is kept", again.status)
+        ended_hook = r.step("status callback room-ended", lambda: hooks.wait(
+            "/status", lambda h: hooks.form(h).get("StatusCallbackEvent") == "room-ended"))
+        if ended_hook:
+            r.check(hooks.form(ended_hook).get("RoomStatus") == "completed", "room-ended says completed", hooks.form(ended_hook))
         expect_rest_error(r, "complete it again: 400 53112", lambda: video.rooms(room.sid).update(status="completed"), 400, 53112)
         history = r.step("list completed rooms by name", lambda: video.rooms.list(unique_name=name, status="completed", limit=20))
         if history is not None:
@@ -313,6 +396,7 @@ def run(args):
     finally:
         for s in sockets:
             s.close()
+        hooks.close()
     return r, http
 
 
