@@ -56,94 +56,49 @@ public enum RoomError: Error, Equatable, Hashable, Sendable, CaseIterable {
     /// (TrackInvalid) on the signaling socket: PROTOCOL.md has no code of its own.
     case trackNotFound
 
-    /// The protocol's numeric code.
-    public var code: Int {
+    /// The protocol's code (PROTOCOL.md section 4) for this error.
+    public var protocolCode: ProtocolErrorCode {
         switch self {
-        case .accessTokenGrantsInvalid: 20106
-        case .signalingConnectionDisconnected: 53001
-        case .signalingServerBusy: 53006
-        case .roomNameInvalid: 53100
-        case .roomNameTooLong: 53101
-        case .roomNameCharsInvalid: 53102
-        case .roomMaxParticipantsExceeded: 53105
-        case .roomNotFound: 53106
-        case .roomMaxParticipantsOutOfRange: 53107
-        case .roomTimeoutOutOfRange: 53109
-        case .roomStatusInvalid: 53112
-        case .roomExists: 53113
-        case .roomCompleted: 53118
-        case .participantIdentityInvalid: 53200
-        case .participantIdentityTooLong: 53201
-        case .participantIdentityCharsInvalid: 53202
-        case .participantMaxTracksExceeded: 53203
-        case .participantNotFound: 53204
-        case .participantDuplicateIdentity: 53205
-        case .participantRemoved: 53216
-        case .trackInvalid, .trackNotFound: 53300
-        case .trackNameInvalid: 53301
-        case .trackNameTooLong: 53302
-        case .trackNameIsDuplicated: 53304
+        case .accessTokenGrantsInvalid: .accessTokenGrantsInvalid
+        case .signalingConnectionDisconnected: .signalingConnectionDisconnected
+        case .signalingServerBusy: .signalingServerBusy
+        case .roomNameInvalid: .roomNameInvalid
+        case .roomNameTooLong: .roomNameTooLong
+        case .roomNameCharsInvalid: .roomNameCharsInvalid
+        case .roomMaxParticipantsExceeded: .roomMaxParticipantsExceeded
+        case .roomNotFound: .roomNotFound
+        case .roomMaxParticipantsOutOfRange: .roomMaxParticipantsOutOfRange
+        case .roomTimeoutOutOfRange: .roomTimeoutOutOfRange
+        case .roomStatusInvalid: .roomStatusInvalid
+        case .roomExists: .roomExists
+        case .roomCompleted: .roomCompleted
+        case .participantIdentityInvalid: .participantIdentityInvalid
+        case .participantIdentityTooLong: .participantIdentityTooLong
+        case .participantIdentityCharsInvalid: .participantIdentityCharsInvalid
+        case .participantMaxTracksExceeded: .participantMaxTracksExceeded
+        case .participantNotFound: .participantNotFound
+        case .participantDuplicateIdentity: .participantDuplicateIdentity
+        case .participantRemoved: .participantRemoved
+        case .trackInvalid, .trackNotFound: .trackInvalid
+        case .trackNameInvalid: .trackNameInvalid
+        case .trackNameTooLong: .trackNameTooLong
+        case .trackNameIsDuplicated: .trackNameIsDuplicated
         }
     }
+
+    /// The protocol's numeric code.
+    public var code: Int { protocolCode.rawValue }
 
     /// The twilio-video.js name of the code.
-    public var name: String {
-        switch self {
-        case .accessTokenGrantsInvalid: "AccessTokenGrantsInvalid"
-        case .signalingConnectionDisconnected: "SignalingConnectionDisconnected"
-        case .signalingServerBusy: "SignalingServerBusy"
-        case .roomNameInvalid: "RoomNameInvalid"
-        case .roomNameTooLong: "RoomNameTooLong"
-        case .roomNameCharsInvalid: "RoomNameCharsInvalid"
-        case .roomMaxParticipantsExceeded: "RoomMaxParticipantsExceeded"
-        case .roomNotFound: "RoomNotFound"
-        case .roomMaxParticipantsOutOfRange: "RoomMaxParticipantsOutOfRange"
-        case .roomTimeoutOutOfRange: "RoomTimeoutOutOfRange"
-        case .roomStatusInvalid: "RoomStatusInvalid"
-        case .roomExists: "RoomExists"
-        case .roomCompleted: "RoomCompleted"
-        case .participantIdentityInvalid: "ParticipantIdentityInvalid"
-        case .participantIdentityTooLong: "ParticipantIdentityTooLong"
-        case .participantIdentityCharsInvalid: "ParticipantIdentityCharsInvalid"
-        case .participantMaxTracksExceeded: "ParticipantMaxTracksExceeded"
-        case .participantNotFound: "ParticipantNotFound"
-        case .participantDuplicateIdentity: "ParticipantDuplicateIdentity"
-        case .participantRemoved: "ParticipantRemoved"
-        case .trackInvalid, .trackNotFound: "TrackInvalid"
-        case .trackNameInvalid: "TrackNameInvalid"
-        case .trackNameTooLong: "TrackNameTooLong"
-        case .trackNameIsDuplicated: "TrackNameIsDuplicated"
-        }
-    }
+    public var name: String { protocolCode.name }
 
-    /// A human-readable message for `error` / `disconnected` frames and REST bodies.
+    /// A human-readable message for `error` / `disconnected` frames and REST
+    /// bodies: the code's own, more precise where this error knows more.
     public var message: String {
         switch self {
-        case .accessTokenGrantsInvalid: "Invalid access token grants"
         case .signalingConnectionDisconnected: "Signaling connection disconnected: reconnect window missed"
-        case .signalingServerBusy: "Server is busy"
-        case .roomNameInvalid: "Room name is invalid"
-        case .roomNameTooLong: "Room name is too long"
-        case .roomNameCharsInvalid: "Room name contains invalid characters"
-        case .roomMaxParticipantsExceeded: "Room contains too many Participants"
-        case .roomNotFound: "Room not found"
-        case .roomMaxParticipantsOutOfRange: "MaxParticipants is out of range"
-        case .roomTimeoutOutOfRange: "Room timeout is out of range"
-        case .roomStatusInvalid: "Room status is invalid"
-        case .roomExists: "Room exists"
-        case .roomCompleted: "Room completed"
-        case .participantIdentityInvalid: "Participant identity is invalid"
-        case .participantIdentityTooLong: "Participant identity is too long"
-        case .participantIdentityCharsInvalid: "Participant identity contains invalid characters"
-        case .participantMaxTracksExceeded: "Participant has too many Tracks"
-        case .participantNotFound: "Participant not found"
-        case .participantDuplicateIdentity: "Participant disconnected because of duplicate identity"
-        case .participantRemoved: "Participant removed"
-        case .trackInvalid: "Track is invalid"
         case .trackNotFound: "Track not found"
-        case .trackNameInvalid: "Track name is invalid"
-        case .trackNameTooLong: "Track name is too long"
-        case .trackNameIsDuplicated: "Track name is duplicated"
+        default: protocolCode.message
         }
     }
 

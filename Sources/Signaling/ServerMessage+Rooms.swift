@@ -2,16 +2,9 @@ import Rooms
 
 // Rooms' domain values as the wire's (PROTOCOL.md section 3).
 
-extension SignalingErrorCode {
-    /// The wire code of a room error (53xxx, or 20106 for a resume by another identity).
-    init(roomError: RoomError) {
-        self = SignalingErrorCode(rawValue: roomError.code) ?? .signalingIncomingMessageInvalid
-    }
-}
-
 extension SignalingError {
     init(_ error: RoomError) {
-        self.init(SignalingErrorCode(roomError: error), message: error.message)
+        self.init(error.protocolCode, message: error.message)
     }
 }
 

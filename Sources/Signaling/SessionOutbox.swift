@@ -32,7 +32,7 @@ final class SessionOutbox: ParticipantConnection, Sendable {
 
     func deliver(_ notice: ParticipantNotice) {
         if case .disconnected(let error) = notice {
-            send(.finalMessage(.disconnected(code: SignalingErrorCode(roomError: error), message: error.message)))
+            send(.finalMessage(.disconnected(code: error.protocolCode, message: error.message)))
         } else {
             send(.notice(notice))
         }

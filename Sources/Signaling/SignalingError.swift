@@ -1,3 +1,5 @@
+import Rooms
+
 /// An error to put on the wire: a code of PROTOCOL.md section 4 and the
 /// message sent with it. The message defaults to the code's table message;
 /// a more precise one ("field 'sdp' must be a string") helps client authors.
@@ -25,3 +27,7 @@ public struct SignalingError: Error, Sendable, Equatable {
         .disconnected(code: code, message: message)
     }
 }
+
+/// The codes of `error` and `disconnected` frames: the protocol's table,
+/// which lives with the domain (Rooms) so that both layers read one list.
+public typealias SignalingErrorCode = ProtocolErrorCode

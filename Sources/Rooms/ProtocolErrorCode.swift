@@ -2,7 +2,7 @@
 /// twilio-video.js gives them (without its `Error` suffix), plus Vroom's
 /// 53216. `error` and `disconnected` frames carry `rawValue` as `code` and
 /// usually `message` as `message`.
-public enum SignalingErrorCode: Int, Sendable, CaseIterable, Hashable {
+public enum ProtocolErrorCode: Int, Sendable, CaseIterable, Hashable {
     case accessTokenInvalid = 20101
     case accessTokenIssuerInvalid = 20103
     case accessTokenExpired = 20104
