@@ -8,7 +8,8 @@ validates against openapi.yaml also validates against Twilio's file. On top of
 Twilio's file, openapi.yaml requires every property Twilio lists (PROTOCOL.md:
 "carries every field it lists"), pins dates to `YYYY-MM-DDTHH:MM:SSZ`, adds
 `reconnecting` to the participant status, and describes the Vroom-only routes
-(Messages, MessageSubscriptions, Stats, /metrics, /healthz).
+(Messages, MessageSubscriptions, /healthz). `/v1/Rooms/{RoomSid}/Stats` and
+`/metrics` come with the observability issue and are added here with it.
 
 Usage: gen_openapi.py TWILIO_JSON OUT_YAML
 rest-conformance.sh runs it into a temporary file and fails when the committed
@@ -273,40 +274,6 @@ def build(twilio):
                 "callback": {"type": "string", "format": "uri"},
             },
         },
-        "TrackStats": {
-            "type": "object",
-            "description": "Counters of one track, as the server sees it (sent or received).",
-            "properties": {
-                "track_sid": {"type": "string", "pattern": "^MT[0-9a-f]{32}$"},
-                "kind": {"$ref": "#/components/schemas/TrackKind"},
-                "packets": {"type": "integer", "minimum": 0},
-                "bytes": {"type": "integer", "minimum": 0},
-                "packets_lost": {"type": "integer"},
-                "fraction_lost": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-                "jitter_ms": {"type": ["number", "null"], "minimum": 0},
-                "rtt_ms": {"type": ["number", "null"], "minimum": 0},
-                "bitrate_bps": {"type": ["number", "null"], "minimum": 0},
-            },
-        },
-        "ParticipantStats": {
-            "type": "object",
-            "properties": {
-                "participant_sid": {"type": "string", "pattern": "^PA[0-9a-f]{32}$"},
-                "identity": {"type": "string"},
-                "network_quality_level": {"type": ["integer", "null"], "minimum": 0, "maximum": 5},
-                "published_tracks": {"type": "array", "items": {"$ref": "#/components/schemas/TrackStats"}},
-                "subscribed_tracks": {"type": "array", "items": {"$ref": "#/components/schemas/TrackStats"}},
-            },
-        },
-        "RoomStats": {
-            "type": "object",
-            "description": "Per participant and track: packets, bytes, loss, jitter, RTT, bitrate, network quality (PROTOCOL.md section 6; issue 6 settles the exact field names, so only `room_sid` and `participants` are required here).",
-            "required": ["room_sid", "participants"],
-            "properties": {
-                "room_sid": {"type": "string", "pattern": "^RM[0-9a-f]{32}$"},
-                "participants": {"type": "array", "items": {"$ref": "#/components/schemas/ParticipantStats"}},
-            },
-        },
         "Health": {
             "type": "object",
             "required": ["status", "rtcPorts"],
@@ -336,7 +303,6 @@ def build(twilio):
                     "FetchRoom": {"operationId": "FetchRoom", "parameters": {"RoomSid": "$response.body#/sid"}},
                     "UpdateRoom": {"operationId": "UpdateRoom", "parameters": {"RoomSid": "$response.body#/sid"}},
                     "ListRoomParticipant": {"operationId": "ListRoomParticipant", "parameters": {"RoomSid": "$response.body#/sid"}},
-                    "FetchRoomStats": {"operationId": "FetchRoomStats", "parameters": {"RoomSid": "$response.body#/sid"}},
                 }},
                 **errors("400", "401", "409")},
                 body=form_and_json("CreateRoomRequest")),
@@ -408,23 +374,6 @@ def build(twilio):
                 "201": json_response("The subscription.", "MessageSubscription"), **errors("400", "401", "404")},
                 body=form_and_json("MessageSubscriptionRequest"), tag="Messages"),
         },
-        room + "/Stats": {
-            "parameters": [ROOM],
-            "get": operation("FetchRoomStats", "Media statistics per participant and track (issue 6).", {
-                "200": json_response("The statistics.", "RoomStats"), **errors("401", "404")}, tag="Stats"),
-        },
-        "/metrics": {
-            "get": {
-                "operationId": "GetMetrics",
-                "summary": "Prometheus metrics (no auth by default; --metrics-auth requires Basic auth).",
-                "tags": ["Operations"],
-                "security": [{}, {"basicAuth": []}],
-                "responses": {
-                    "200": {"description": "Prometheus text exposition format.", "content": {"text/plain": {"schema": {"type": "string"}}}},
-                    **errors("401"),
-                },
-            },
-        },
         "/healthz": {
             "get": {
                 "operationId": "GetHealth",
@@ -454,7 +403,7 @@ def build(twilio):
         },
         "servers": [{"url": "http://127.0.0.1:7880", "description": "vroom-server --dev"}],
         "security": [{"basicAuth": []}],
-        "tags": [{"name": t} for t in ["Rooms", "Participants", "Tracks", "Subscriptions", "Messages", "Stats", "Operations"]],
+        "tags": [{"name": t} for t in ["Rooms", "Participants", "Tracks", "Subscriptions", "Messages", "Operations"]],
         "paths": paths,
         "components": {
             "securitySchemes": {"basicAuth": {"type": "http", "scheme": "basic", "description": "API key as the user name, API secret as the password (devkey / devsecret with --dev)."}},
