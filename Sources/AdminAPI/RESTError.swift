@@ -57,8 +57,10 @@ public struct RESTError: Error, Sendable, Equatable {
 
     /// The JSON response.
     public func response() -> Response {
-        var headers: HTTPFields = [.contentType: "application/json"]
-        if status == 401 { headers[.wwwAuthenticate] = "Basic realm=\"Vroom\"" }
+        // No `WWW-Authenticate` on 401: Foundation's URLSession on Linux
+        // waits forever for a credential when it sees one (a Basic
+        // challenge), and Twilio's libraries send credentials up front anyway.
+        let headers: HTTPFields = [.contentType: "application/json"]
         let body: [String: Any] = ["code": code, "message": message, "more_info": moreInfo, "status": status]
         return Response(
             status: HTTPResponse.Status(code: status), headers: headers,
