@@ -178,4 +178,39 @@ import Testing
         let (_, failed) = try await second.rest("GET", "/v1/Rooms?Status=failed")
         #expect((failed["rooms"] as? [[String: Any]])?.map { $0["sid"] as? String } == [liveSID])
     }
+
+    @Test func aParticipantsMessagesArePostedToItsMessageSubscription() async throws {
+        let (directory, db) = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let receiver = try CallbackReceiver()
+        defer { receiver.stop() }
+        let server = try Server(db: db)
+        defer { server.stop() }
+        let alice = try server.client("alice")
+        let bob = try server.client("bob")
+        let aliceJoined = try await join(alice)
+        let aliceSID = try #require((aliceJoined["participant"] as? [String: Any])?["sid"] as? String)
+        _ = try await join(bob)
+
+        let callback = "http://127.0.0.1:\(receiver.port)/messages"
+        let (status, _) = try await server.rest(
+            "POST", "/v1/Rooms/standup/Participants/alice/MessageSubscriptions",
+            form: ["Callback": callback.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!])
+        #expect(status == 201)
+        alice.send(["type": "sendMessage", "id": "m", "content": "{\"k\":1}", "contentType": "application/json"])
+        let sent = try await alice.next("messageSent")
+        _ = try await bob.next("message")
+
+        // Generous: the outbox posts at once; 10 s covers a loaded machine.
+        let deadline = Date().addingTimeInterval(10)
+        while receiver.received.isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let body = try #require(receiver.received.first)
+        let posted = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        #expect(posted["Sid"] as? String == sent["sid"] as? String)
+        #expect(posted["ParticipantSid"] as? String == aliceSID)
+        #expect(posted["Content"] as? String == "{\"k\":1}")
+        #expect(posted["SequenceNumber"] as? Int == 0)
+        await alice.close()
+        await bob.close()
+    }
 }
