@@ -46,7 +46,7 @@ extension ServerMessage.Joined {
 extension SignalingSubscribeRule {
     /// The domain rule. `publisher` names an identity (or a participant SID),
     /// `track` a track SID or name, as in Twilio's subscribe rules.
-    var roomRule: SubscribeRule {
+    public var roomRule: SubscribeRule {
         SubscribeRule(
             type: type == .include ? .include : .exclude, all: all ?? false,
             kind: kind.map { $0 == .audio ? TrackKind.audio : TrackKind.video }, publisher: publisher, track: track)

@@ -13,14 +13,16 @@ final class RoomEventRecorder: Sendable {
     private let events: AsyncStream<[RoomEvent]>
     let history: HistoryStore
     let webhooks: WebhookOutbox
+    let messageSubscriptions: MessageSubscriptions
     private let logger: Logger
 
-    init(history: HistoryStore, webhooks: WebhookOutbox, logger: Logger) {
+    init(history: HistoryStore, webhooks: WebhookOutbox, messageSubscriptions: MessageSubscriptions, logger: Logger) {
         // 100k batches: minutes of a busy node's events if the disk stalls;
         // past that the oldest are kept and new ones dropped (and logged).
         (events, continuation) = AsyncStream.makeStream(of: [RoomEvent].self, bufferingPolicy: .bufferingOldest(100_000))
         self.history = history
         self.webhooks = webhooks
+        self.messageSubscriptions = messageSubscriptions
         self.logger = logger
     }
 
@@ -65,6 +67,20 @@ final class RoomEventRecorder: Sendable {
                 trackName: callback.trackName, trackKind: callback.trackKind.flatMap { PublishedTrackRecord.Kind(rawValue: $0.rawValue) },
                 timestamp: callback.timestamp)
             webhooks.enqueue(event, to: callback.url, method: callback.method == .get ? .get : .post)
+        case .messageSent(let message):
+            // A participant's own messages go to its MessageSubscriptions
+            // callbacks; server messages (no sender) have no subscriber.
+            guard let sender = message.from else { return }
+            for url in await messageSubscriptions.callbacks(for: sender.rawValue) {
+                webhooks.enqueue(
+                    MessageCallback(
+                        contentType: message.contentType, content: message.content,
+                        sequenceNumber: message.sequenceNumber, participantSid: sender.rawValue,
+                        roomSid: message.roomSID.rawValue, timestamp: message.timestamp, sid: message.sid.rawValue),
+                    to: url)
+            }
+        case .participantRemoved(_, let participant, _):
+            await messageSubscriptions.remove(participant: participant.rawValue)
         default:
             break  // media-plane events: the media issue consumes them
         }

@@ -50,6 +50,11 @@ struct ServerConfiguration: Codable, Equatable {
     var apiSecret: String?
     var dev = false
     var logLevel = "info"
+    /// Base of the REST API's absolute URLs (`url`, `links`, page URLs), e.g.
+    /// `https://video.example.com`; nil: the address each request came to.
+    var publicURL: String?
+    /// `account_sid` in REST resources; nil: derived from the API key.
+    var accountSID: String?
 
     init() {}
 
@@ -66,6 +71,8 @@ struct ServerConfiguration: Codable, Equatable {
         apiSecret = try c.decodeIfPresent(String.self, forKey: .apiSecret)
         dev = try c.decodeIfPresent(Bool.self, forKey: .dev) ?? false
         logLevel = try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel
+        publicURL = try c.decodeIfPresent(String.self, forKey: .publicURL)
+        accountSID = try c.decodeIfPresent(String.self, forKey: .accountSID)
     }
 
     static func load(path: String) throws -> ServerConfiguration {

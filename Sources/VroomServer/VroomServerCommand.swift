@@ -71,6 +71,12 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds of the message rate window (10 messages per window).")
     var messageRateWindow: Double?
 
+    @Option(help: "Base URL of the REST API's absolute links, e.g. https://video.example.com (default: the request's Host).")
+    var publicURL: String?
+
+    @Option(help: "account_sid shown in REST resources (AC + 32 hex; default: derived from the API key).")
+    var accountSID: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
@@ -87,6 +93,8 @@ struct ServerOptions: ParsableArguments {
         if let apiKey { c.apiKey = apiKey }
         if let apiSecret { c.apiSecret = apiSecret }
         if let logLevel { c.logLevel = logLevel }
+        if let publicURL { c.publicURL = publicURL }
+        if let accountSID { c.accountSID = accountSID }
         if let db { c.db = db }
         if let autoCreate { c.rooms.autoCreate = autoCreate }
         if let maxParticipantsPerNode { c.rooms.maxParticipantsPerNode = maxParticipantsPerNode }
@@ -103,6 +111,9 @@ struct ServerOptions: ParsableArguments {
             if c.apiSecret == nil { c.apiSecret = "devsecret" }
         }
         guard c.rtc.workers >= 1 else { throw ValidationError("--rtc-workers must be at least 1") }
+        if let sid = c.accountSID, sid.count != 34 || !sid.hasPrefix("AC") || !sid.dropFirst(2).allSatisfy(\.isHexDigit) {
+            throw ValidationError("--account-sid must be AC followed by 32 hex digits")
+        }
         guard c.apiKey != nil, c.apiSecret != nil else {
             throw ValidationError("an API key and secret are required (--api-key/--api-secret, VROOM_API_KEY/VROOM_API_SECRET), or use --dev")
         }
@@ -196,7 +207,10 @@ struct Serve: AsyncParsableCommand {
             logger.notice("\(interrupted.roomSids.count) room(s) in progress at the last stop marked failed")
         }
         let webhooks = WebhookOutbox(configuration: .init(apiSecret: apiSecret), logger: Logger(label: "vroom.webhooks"))
-        let recorder = RoomEventRecorder(history: history, webhooks: webhooks, logger: Logger(label: "vroom.history"))
+        let messageSubscriptions = MessageSubscriptions()
+        let recorder = RoomEventRecorder(
+            history: history, webhooks: webhooks, messageSubscriptions: messageSubscriptions,
+            logger: Logger(label: "vroom.history"))
         let host = RoomHost(configuration: configuration.roomService, eventSink: { recorder.enqueue($0) })
         let signaling = SignalingEndpoint(
             host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), settings: configuration.signalingSettings)
@@ -204,6 +218,13 @@ struct Serve: AsyncParsableCommand {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.addHealthRoute { HealthStatus(status: .ok, rtcPorts: rtcPorts) }
         signaling.register(on: router)
+        AdminRoutes(
+            host: host, history: history,
+            configuration: AdminConfiguration(
+                apiKey: apiKey, apiSecret: apiSecret, accountSID: configuration.accountSID,
+                publicURL: configuration.publicURL),
+            messageSubscriptions: messageSubscriptions
+        ).register(on: router)
         let address = configuration.http.address
         let app = Application(
             router: router,

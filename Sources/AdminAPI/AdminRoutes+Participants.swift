@@ -1,0 +1,86 @@
+import Foundation
+import Hummingbird
+import Persistence
+import Rooms
+
+extension AdminRoutes {
+    /// `GET …/Participants`: join order, filters `Status` and `Identity`.
+    /// An in-progress room defaults to `Status=connected` (Twilio's rule;
+    /// the default is not written into the page URLs, which keep only the
+    /// filters the client gave).
+    func listParticipants<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let query = query(request)
+        let paging = try Paging(query)
+        let room = try await findRoom(context)
+        var filters: [(String, String)] = []
+        var status: Persistence.ParticipantRecord.Status?
+        if let text = query["Status"] {
+            guard let parsed = Persistence.ParticipantRecord.Status(rawValue: text) else {
+                throw RESTError.invalidParameter("Status must be connected, reconnecting or disconnected")
+            }
+            status = parsed
+            filters.append(("Status", text))
+        } else if room.resource.status == RoomStatus.inProgress.rawValue {
+            status = .connected
+        }
+        let identity = query["Identity"]
+        if let identity { filters.append(("Identity", identity)) }
+
+        let items: [ParticipantResource]
+        let hasNext: Bool
+        let roomSID = room.resource.sid
+        if room.inHost {
+            let all = await host.read { service in (try? service.participants(inRoom: roomSID)) ?? [] }
+            let matching = all.map(ParticipantResource.init).filter { participant in
+                (status.map { $0.rawValue == participant.status } ?? true)
+                    && (identity.map { $0 == participant.identity } ?? true)
+            }
+            (items, hasNext) = paging.slice(matching)
+        } else {
+            let page = try await history.participants(
+                roomSid: roomSID, status: status, identity: identity, page: paging.page, pageSize: paging.pageSize)
+            (items, hasNext) = (page.items.map(ParticipantResource.init), page.hasNextPage)
+        }
+        let links = links(request)
+        return JSONBody.response(paging.body(
+            key: "participants", items: items.map { $0.json(links) }, hasNext: hasNext,
+            url: listURL(request), filters: filters))
+    }
+
+    /// `GET …/Participants/{ParticipantSid}` (SID or identity).
+    func fetchParticipant<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let room = try await findRoom(context)
+        return JSONBody.response(try await findParticipant(in: room, context).json(links(request)))
+    }
+
+    /// `POST …/Participants/{ParticipantSid}` with `Status=disconnected`:
+    /// 202 with the participant, which gets `disconnected` 53216. Another
+    /// status is 20001; a participant no longer in the room is 53204.
+    func updateParticipant<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let form = try await form(request, context)
+        let room = try await findRoom(context)
+        let participant = try await findParticipant(in: room, context)
+        guard form["Status"] == "disconnected" else {
+            throw RESTError.invalidParameter("Status must be disconnected")
+        }
+        guard room.inHost, participant.status != ParticipantStatus.disconnected.rawValue else {
+            throw RESTError(.participantNotFound)
+        }
+        let (roomSID, sid) = (room.resource.sid, participant.sid)
+        let removed = try await perform { (service: inout RoomService, now) throws(RoomError) in
+            try service.removeParticipant(room: roomSID, participant: sid, now: now)
+        }
+        return JSONBody.response(ParticipantResource(removed).json(links(request)), status: .accepted)
+    }
+
+    /// The addressed participant's SID when it is current on this node (for
+    /// operations that need a live session), else 53204.
+    func currentParticipant<Context: RequestContext>(_ context: Context) async throws -> (room: FoundRoom, sid: ParticipantSID) {
+        let room = try await findRoom(context)
+        let participant = try await findParticipant(in: room, context)
+        guard room.inHost, participant.status != ParticipantStatus.disconnected.rawValue,
+            let sid = ParticipantSID(validating: participant.sid)
+        else { throw RESTError(.participantNotFound) }
+        return (room, sid)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Hummingbird
+import Persistence
+import Rooms
+
+extension AdminRoutes {
+    /// `POST /v1/Rooms`: 201 with the room. Non-integer `MaxParticipants`
+    /// is 53107 and non-integer timeouts 53109, as out-of-range ones are.
+    /// `Type` and Twilio's other create options are accepted and ignored:
+    /// every Vroom room is a `group` room.
+    func createRoom<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let form = try await form(request, context)
+        let uniqueName = form["UniqueName"]
+        let maxParticipants = try form.integer("MaxParticipants", or: RESTError(.roomMaxParticipantsOutOfRange))
+        let emptyTimeout = try form.integer("EmptyRoomTimeout", or: RESTError(.roomTimeoutOutOfRange))
+        let unusedTimeout = try form.integer("UnusedRoomTimeout", or: RESTError(.roomTimeoutOutOfRange))
+        let statusCallback = form["StatusCallback"].flatMap { $0.isEmpty ? nil : $0 }
+        if let statusCallback { try Self.checkCallbackURL(statusCallback, name: "StatusCallback") }
+        let method = try form["StatusCallbackMethod"].map { text throws(RESTError) in
+            guard let parsed = StatusCallbackMethod(rawValue: text.uppercased()) else {
+                throw RESTError.invalidParameter("StatusCallbackMethod must be GET or POST")
+            }
+            return parsed
+        }
+        let room = try await perform { (service: inout RoomService, now) throws(RoomError) in
+            try service.createRoom(
+                uniqueName: uniqueName, maxParticipants: maxParticipants, emptyRoomTimeoutMinutes: emptyTimeout,
+                unusedRoomTimeoutMinutes: unusedTimeout, statusCallback: statusCallback,
+                statusCallbackMethod: method, now: now)
+        }
+        return JSONBody.response(RoomResource(room).json(links(request)), status: .created)
+    }
+
+    /// `GET /v1/Rooms`: newest first, filtered and paged. The host's rooms
+    /// and history's are merged by SID (the host's record wins: it is never
+    /// behind), so the list is whole even before history catches up.
+    func listRooms(_ request: Request) async throws -> Response {
+        let query = query(request)
+        let paging = try Paging(query)
+        var filters: [(String, String)] = []
+        var status: Persistence.RoomRecord.Status?
+        if let text = query["Status"] {
+            guard let parsed = Persistence.RoomRecord.Status(rawValue: text) else {
+                throw RESTError.invalidParameter("Status must be in-progress, completed or failed")
+            }
+            status = parsed
+            filters.append(("Status", text))
+        }
+        let uniqueName = query["UniqueName"]
+        if let uniqueName { filters.append(("UniqueName", uniqueName)) }
+        let after = try Self.dateFilter(query, "DateCreatedAfter", into: &filters)
+        let before = try Self.dateFilter(query, "DateCreatedBefore", into: &filters)
+
+        func matches(_ room: RoomResource) -> Bool {
+            (status.map { $0.rawValue == room.status } ?? true)
+                && (uniqueName.map { $0 == room.uniqueName } ?? true)
+                && (after.map { room.dateCreated >= $0 } ?? true)
+                && (before.map { room.dateCreated < $0 } ?? true)
+        }
+
+        // The merged list's first `needed` rooms are among the first
+        // `needed` of each source, so history is read no further.
+        guard let offset = paging.offset, case (let needed, false) = offset.addingReportingOverflow(paging.pageSize + 1) else {
+            return JSONBody.response(paging.body(key: "rooms", items: [], hasNext: false, url: listURL(request), filters: filters))
+        }
+        let inHost = await host.read { $0.allRooms() }.map(RoomResource.init)
+        var stored: [RoomResource] = []
+        var storedPage = 0
+        while true {
+            let page = try await history.rooms(
+                status: status, uniqueName: uniqueName, createdAfter: after, createdBefore: before,
+                page: storedPage, pageSize: Paging.maxPageSize)
+            stored += page.items.map(RoomResource.init)
+            guard page.hasNextPage, stored.count < needed else { break }
+            storedPage += 1
+        }
+        let hostSIDs = Set(inHost.map(\.sid))
+        // Host rooms newest first (it lists in creation order), then history's.
+        let merged = (inHost.reversed() + stored.filter { !hostSIDs.contains($0.sid) })
+            .filter(matches)
+            .enumerated()
+            .sorted { ($0.element.dateCreated, $1.offset) > ($1.element.dateCreated, $0.offset) }
+            .map(\.element)
+        let (items, hasNext) = paging.slice(merged)
+        let links = links(request)
+        return JSONBody.response(paging.body(
+            key: "rooms", items: items.map { $0.json(links) }, hasNext: hasNext, url: listURL(request), filters: filters))
+    }
+
+    /// `GET /v1/Rooms/{RoomSid}`.
+    func fetchRoom<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        JSONBody.response(try await findRoom(context).resource.json(links(request)))
+    }
+
+    /// `POST /v1/Rooms/{RoomSid}` with `Status=completed`: 202 with the
+    /// completed room; every participant gets `disconnected` 53118. Any
+    /// other status, or a room that already ended, is 53112.
+    func updateRoom<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let form = try await form(request, context)
+        let room = try await findRoom(context)
+        guard form["Status"] == "completed" else { throw RESTError(.roomStatusInvalid) }
+        guard room.inHost, room.resource.status == RoomStatus.inProgress.rawValue else {
+            throw RESTError(.roomStatusInvalid)
+        }
+        let sid = room.resource.sid
+        let completed = try await perform { (service: inout RoomService, now) throws(RoomError) in
+            try service.completeRoom(sid, now: now)
+        }
+        return JSONBody.response(RoomResource(completed).json(links(request)), status: .accepted)
+    }
+
+    // MARK: - Parameters
+
+    static func dateFilter(_ query: FormBody, _ name: String, into filters: inout [(String, String)]) throws(RESTError) -> Date? {
+        guard let text = query[name] else { return nil }
+        guard let date = TwilioDate.parse(text) else {
+            throw RESTError.invalidParameter("\(name) must be a date, YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD")
+        }
+        filters.append((name, text))
+        return date
+    }
+
+    /// Callback URLs must be absolute http(s) URLs (400 20001 otherwise).
+    static func checkCallbackURL(_ text: String, name: String) throws(RESTError) {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", url.host != nil
+        else {
+            throw RESTError.invalidParameter("\(name) must be an http or https URL")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Hummingbird
+import Rooms
+import Signaling
+
+extension AdminRoutes {
+    /// `GET …/PublishedTracks[/{TrackSid}]`: the participant's current
+    /// publications (none once it left). An unknown track is 404 20404.
+    func publishedTracks<Context: RequestContext>(_ request: Request, _ context: Context, track: String?) async throws -> Response {
+        let room = try await findRoom(context)
+        let participant = try await findParticipant(in: room, context)
+        let tracks: [PublishedTrackResource]
+        if room.inHost {
+            let (roomSID, sid) = (room.resource.sid, participant.sid)
+            tracks = await host.read { service in
+                (try? service.publishedTracks(room: roomSID, participant: sid)) ?? []
+            }.map(PublishedTrackResource.init)
+        } else {
+            tracks = try await history.tracks(participantSid: participant.sid).map(PublishedTrackResource.init)
+        }
+        return try trackResponse(request, key: "published_tracks", tracks: tracks, sid: \.sid, track: track) {
+            $0.json(links(request))
+        }
+    }
+
+    /// `GET …/SubscribedTracks[/{TrackSid}]`: what the participant receives
+    /// now; nothing for a participant no longer on this node.
+    func subscribedTracks<Context: RequestContext>(_ request: Request, _ context: Context, track: String?) async throws -> Response {
+        let room = try await findRoom(context)
+        let participant = try await findParticipant(in: room, context)
+        var tracks: [SubscribedTrackResource] = []
+        if room.inHost {
+            let (roomSID, sid) = (room.resource.sid, participant.sid)
+            tracks = await host.read { service in
+                (try? service.subscribedTracks(room: roomSID, participant: sid)) ?? []
+            }.map(SubscribedTrackResource.init)
+        }
+        return try trackResponse(request, key: "subscribed_tracks", tracks: tracks, sid: \.track.sid.rawValue, track: track) {
+            $0.json(links(request))
+        }
+    }
+
+    /// One track by SID (200 or 404 20404), or the paged list.
+    private func trackResponse<Track>(
+        _ request: Request, key: String, tracks: [Track], sid: KeyPath<Track, String>, track: String?,
+        json: (Track) -> [String: Any]
+    ) throws -> Response {
+        if let track {
+            guard let found = tracks.first(where: { $0[keyPath: sid] == track }) else {
+                throw RESTError.notFound("The requested resource /Tracks/\(track) was not found")
+            }
+            return JSONBody.response(json(found))
+        }
+        let paging = try Paging(query(request))
+        let (items, hasNext) = paging.slice(tracks)
+        return JSONBody.response(paging.body(
+            key: key, items: items.map(json), hasNext: hasNext, url: listURL(request), filters: []))
+    }
+
+    /// `GET …/SubscribeRules`. A participant known only from history has
+    /// no stored rules: `rules` and the dates are null.
+    func fetchSubscribeRules<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let room = try await findRoom(context)
+        let participant = try await findParticipant(in: room, context)
+        let (roomSID, sid) = (room.resource.sid, participant.sid)
+        if room.inHost {
+            let found = await host.read { service in
+                Result { () throws(RoomError) -> SubscribeRulesRecord in
+                    try service.subscribeRules(room: roomSID, participant: sid)
+                }
+            }
+            switch found {
+            case .success(let record): return JSONBody.response(SubscribeRulesResource(record).json())
+            case .failure(let error): throw RESTError(error)
+            }
+        }
+        return JSONBody.response(SubscribeRulesResource(participantSID: sid, roomSID: roomSID).json())
+    }
+
+    /// `POST …/SubscribeRules` with `Rules` (a JSON array, PROTOCOL.md 3.4,
+    /// checked as `updateSubscriptions` checks it): 200 with the new rules.
+    /// Missing or malformed rules are 400 20001 with the reason.
+    func updateSubscribeRules<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let form = try await form(request, context)
+        guard let text = form["Rules"] else { throw RESTError.invalidParameter("Rules is required") }
+        let rules: [SubscribeRule]
+        do {
+            rules = try SignalingCodec.decodeSubscribeRules(text).map(\.roomRule)
+        } catch {
+            throw RESTError.invalidParameter("Rules are invalid: \(error.message)")
+        }
+        let (room, sid) = try await currentParticipant(context)
+        let roomSID = room.resource.sid
+        let record = try await perform { (service: inout RoomService, now) throws(RoomError) in
+            try service.setSubscribeRules(room: roomSID, participant: sid.rawValue, rules: rules, now: now)
+        }
+        return JSONBody.response(SubscribeRulesResource(record).json())
+    }
+
+    /// `POST …/Messages` (`Content`, `ContentType` default
+    /// `application/json`): a server message to the participant, with the
+    /// limits of PROTOCOL.md 3.5. 201 with the message; a refusal answers
+    /// its status (400, 413, 429; 409 when the participant is not current).
+    func sendMessage<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let form = try await form(request, context)
+        let (room, sid) = try await currentParticipant(context)
+        let content = form["Content"] ?? ""
+        let contentType = form["ContentType"] ?? "application/json"
+        let message: RoomMessage
+        do {
+            message = try await host.perform { (service: inout RoomService, now) throws(MessageRefusal) in
+                try service.sendServerMessage(to: sid, content: content, contentType: contentType, now: now)
+            }
+        } catch {
+            throw RESTError(error)
+        }
+        let links = links(request)
+        return JSONBody.response([
+            "sid": message.sid.rawValue,
+            "account_sid": links.accountSID,
+            "room_sid": room.resource.sid,
+            "participant_sid": sid.rawValue,
+            "content": message.content,
+            "content_type": message.contentType,
+            "sequence_number": message.sequenceNumber,
+            "date_created": TwilioDate.string(message.timestamp),
+        ], status: .created)
+    }
+
+    /// `POST …/MessageSubscriptions` with `Callback`: the participant's
+    /// messages are POSTed there as JSON (`MessageCallback`) until its
+    /// session ends. 201; a bad URL or an 11th subscription is 400 20001.
+    func subscribeMessages<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let form = try await form(request, context)
+        guard let callback = form["Callback"] else { throw RESTError.invalidParameter("Callback is required") }
+        try Self.checkCallbackURL(callback, name: "Callback")
+        let (room, sid) = try await currentParticipant(context)
+        guard await messageSubscriptions.subscribe(participant: sid.rawValue, callback: callback) else {
+            throw RESTError.invalidParameter("At most \(MessageSubscriptions.maxPerParticipant) message subscriptions per participant")
+        }
+        let links = links(request)
+        return JSONBody.response([
+            "account_sid": links.accountSID,
+            "room_sid": room.resource.sid,
+            "participant_sid": sid.rawValue,
+            "callback": callback,
+            "date_created": TwilioDate.string(Date()),
+        ], status: .created)
+    }
+}

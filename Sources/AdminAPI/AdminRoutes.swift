@@ -1,0 +1,175 @@
+import Foundation
+import Hummingbird
+import Persistence
+import Rooms
+import Signaling
+
+/// The admin REST API of PROTOCOL.md section 6, in Twilio Rooms' shape.
+///
+/// Sources: rooms the node's `RoomHost` knows (in progress, and the
+/// completed ones it still keeps in memory) are read from the host, which
+/// is always current; anything else (rooms of earlier runs, or forgotten
+/// beyond `completedRoomsRetained`) from the `HistoryStore`. The host is
+/// asked first because history is written asynchronously: right after a
+/// REST completion the store may not have the `completed` record yet.
+public struct AdminRoutes: Sendable {
+    public let host: RoomHost
+    public let history: HistoryStore
+    public let configuration: AdminConfiguration
+    /// Where `MessageSubscriptions` are kept; the event recorder reads it.
+    public let messageSubscriptions: MessageSubscriptions
+
+    public init(
+        host: RoomHost, history: HistoryStore, configuration: AdminConfiguration,
+        messageSubscriptions: MessageSubscriptions = MessageSubscriptions()
+    ) {
+        self.host = host
+        self.history = history
+        self.configuration = configuration
+        self.messageSubscriptions = messageSubscriptions
+    }
+
+    /// Adds every `/v1/Rooms…` route, behind HTTP Basic auth. Other routes
+    /// of the router (`/v1/signal`, `/healthz`) are not affected.
+    public func register<Context: RequestContext>(on router: Router<Context>) {
+        let rooms = router.group("v1/Rooms")
+            .add(middleware: RESTAuthentication<Context>(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret))
+        let participant = ":room/Participants/:participant"
+        rooms.post { request, context in await respond { try await createRoom(request, context) } }
+        rooms.get { request, _ in await respond { try await listRooms(request) } }
+        rooms.get(":room") { request, context in await respond { try await fetchRoom(request, context) } }
+        rooms.post(":room") { request, context in await respond { try await updateRoom(request, context) } }
+        rooms.get(":room/Participants") { request, context in
+            await respond { try await listParticipants(request, context) }
+        }
+        rooms.get("\(participant)") { request, context in await respond { try await fetchParticipant(request, context) } }
+        rooms.post("\(participant)") { request, context in await respond { try await updateParticipant(request, context) } }
+        rooms.get("\(participant)/PublishedTracks") { request, context in
+            await respond { try await publishedTracks(request, context, track: nil) }
+        }
+        rooms.get("\(participant)/PublishedTracks/:track") { request, context in
+            await respond { try await publishedTracks(request, context, track: try pathParameter(context, "track")) }
+        }
+        rooms.get("\(participant)/SubscribedTracks") { request, context in
+            await respond { try await subscribedTracks(request, context, track: nil) }
+        }
+        rooms.get("\(participant)/SubscribedTracks/:track") { request, context in
+            await respond { try await subscribedTracks(request, context, track: try pathParameter(context, "track")) }
+        }
+        rooms.get("\(participant)/SubscribeRules") { request, context in
+            await respond { try await fetchSubscribeRules(request, context) }
+        }
+        rooms.post("\(participant)/SubscribeRules") { request, context in
+            await respond { try await updateSubscribeRules(request, context) }
+        }
+        rooms.post("\(participant)/Messages") { request, context in
+            await respond { try await sendMessage(request, context) }
+        }
+        rooms.post("\(participant)/MessageSubscriptions") { request, context in
+            await respond { try await subscribeMessages(request, context) }
+        }
+    }
+
+    // MARK: - Request plumbing
+
+    /// Runs a handler; a `RESTError` becomes its JSON answer, anything
+    /// else (the history store failing) a 500 in the same shape.
+    func respond(_ handler: () async throws -> Response) async -> Response {
+        do {
+            return try await handler()
+        } catch let error as RESTError {
+            return error.response()
+        } catch {
+            return RESTError.internalError.response()
+        }
+    }
+
+    /// A path segment, percent-decoded (names may hold `/`, `?`, `#`).
+    func pathParameter<Context: RequestContext>(_ context: Context, _ name: String) throws(RESTError) -> String {
+        guard let raw = context.parameters.get(name) else { throw RESTError.notFound("Missing \(name)") }
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    /// The base of absolute URLs: `--public-url`, else `http://` + Host.
+    func links(_ request: Request) -> ResourceLinks {
+        let base = configuration.publicURL
+            ?? "http://" + (request.head.authority ?? "localhost")
+        return ResourceLinks(base: base, accountSID: configuration.accountSID)
+    }
+
+    /// The list's absolute URL (the path as requested, without query).
+    func listURL(_ request: Request) -> String {
+        links(request).base + request.uri.path
+    }
+
+    func query(_ request: Request) -> FormBody {
+        FormBody(urlEncoded: request.uri.query ?? "")
+    }
+
+    /// The form (or JSON) body, at most the context's upload limit (2 MB).
+    func form<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> FormBody {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        return try FormBody(body: Data(buffer: buffer), contentType: request.headers[.contentType])
+    }
+
+    // MARK: - Lookups
+
+    /// A room found by SID or unique name; `inHost` when the host knows it.
+    struct FoundRoom: Sendable {
+        var resource: RoomResource
+        var inHost: Bool
+    }
+
+    func findRoom<Context: RequestContext>(_ context: Context) async throws -> FoundRoom {
+        try await findRoom(try pathParameter(context, "room"))
+    }
+
+    /// The host's room (in progress first, else its most recently completed
+    /// one of that name), else history's (`latestRoom`), else 53106.
+    func findRoom(_ reference: String) async throws -> FoundRoom {
+        let live = await host.read { service in
+            Result { () throws(RoomError) -> Rooms.RoomRecord in try service.room(reference) }
+        }
+        if case .success(let room) = live { return FoundRoom(resource: RoomResource(room), inHost: true) }
+        if let room = try await history.room(sid: reference) {
+            return FoundRoom(resource: RoomResource(room), inHost: false)
+        }
+        if let room = try await history.latestRoom(uniqueName: reference) {
+            return FoundRoom(resource: RoomResource(room), inHost: false)
+        }
+        throw RESTError(.roomNotFound)
+    }
+
+    /// The participant by SID or identity (its current session, else its
+    /// latest), else 53204.
+    func findParticipant<Context: RequestContext>(in room: FoundRoom, _ context: Context) async throws -> ParticipantResource {
+        let reference = try pathParameter(context, "participant")
+        let roomSID = room.resource.sid
+        if room.inHost {
+            let found = await host.read { service in
+                Result { () throws(RoomError) -> Rooms.ParticipantRecord in
+                    try service.participant(room: roomSID, reference)
+                }
+            }
+            switch found {
+            case .success(let participant): return ParticipantResource(participant)
+            case .failure(let error): throw RESTError(error)
+            }
+        }
+        guard let participant = try await history.participant(roomSid: roomSID, sidOrIdentity: reference) else {
+            throw RESTError(.participantNotFound)
+        }
+        return ParticipantResource(participant)
+    }
+
+    /// Runs a room operation on the host; its `RoomError` becomes the REST error.
+    func perform<Value: Sendable>(
+        _ operation: @Sendable (inout RoomService, Date) throws(RoomError) -> RoomOutcome<Value>
+    ) async throws(RESTError) -> Value {
+        do {
+            return try await host.perform(operation)
+        } catch {
+            throw RESTError(error)
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The admin REST API (PROTOCOL.md section 6) of a real `vroom-server --dev`
+/// process, with real WebSocket participants, and across a restart on the
+/// same history file.
+@Suite(.serialized) struct AdminRESTEndToEndTests {
+    /// A server on kernel-chosen loopback ports over a history file that
+    /// outlives it (the restart test starts a second one on the same file).
+    final class Server: Sendable {
+        let running: DevServerTests.RunningServer
+        let port: Int
+
+        init(db: URL) throws {
+            running = try DevServerTests.RunningServer(
+                arguments: ["--dev", "--http-port", "0", "--rtc-port", "0", "--rtc-workers", "1", "--db", db.path])
+            port = Int(try running.waitFor(#"http: listening on 127\.0\.0\.1:(\d+)"#))!
+        }
+
+        func stop() { running.stop() }
+
+        func client(_ identity: String) throws -> SignalingClient {
+            SignalingClient(port: port, token: try AdminRESTEndToEndTests.token(identity))
+        }
+
+        /// One REST call with the dev credentials; the status and the JSON body.
+        func rest(_ method: String, _ path: String, form: [String: String]? = nil, authorized: Bool = true) async throws -> (Int, [String: Any]) {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            request.httpMethod = method
+            if authorized {
+                request.setValue("Basic " + Data("devkey:devsecret".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+            }
+            if let form {
+                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+                request.httpBody = Data(form.map { "\($0.key)=\($0.value)" }.joined(separator: "&").utf8)
+            }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        }
+    }
+
+    /// A token from `vroom-server token --dev`.
+    static func token(_ identity: String) throws -> String {
+        let process = Process()
+        process.executableURL = try DevServerTests.serverExecutable()
+        process.arguments = ["token", "--dev", "--identity", identity, "--ttl", "600"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func temporaryDatabase() throws -> (directory: URL, db: URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vroom-rest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (directory, directory.appendingPathComponent("vroom.sqlite"))
+    }
+
+    func join(_ client: SignalingClient, room: String = "standup") async throws -> [String: Any] {
+        client.send(["type": "join", "id": "j", "room": room])
+        return try await client.next("joined")
+    }
+
+    @Test func aJoinedParticipantIsListedByREST() async throws {
+        let (directory, db) = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try Server(db: db)
+        defer { server.stop() }
+        let alice = try server.client("alice")
+        let joined = try await join(alice)
+        let aliceSID = try #require((joined["participant"] as? [String: Any])?["sid"] as? String)
+        let roomSID = try #require((joined["room"] as? [String: Any])?["sid"] as? String)
+
+        let (unauthorized, refusal) = try await server.rest("GET", "/v1/Rooms", authorized: false)
+        #expect(unauthorized == 401)
+        #expect(refusal["code"] as? Int == 20003)
+
+        let (status, list) = try await server.rest("GET", "/v1/Rooms/standup/Participants")
+        #expect(status == 200)
+        let participants = try #require(list["participants"] as? [[String: Any]])
+        #expect(participants.count == 1)
+        #expect(participants.first?["sid"] as? String == aliceSID)
+        #expect(participants.first?["identity"] as? String == "alice")
+        #expect(participants.first?["status"] as? String == "connected")
+        #expect(participants.first?["url"] as? String == "http://127.0.0.1:\(server.port)/v1/Rooms/\(roomSID)/Participants/\(aliceSID)")
+
+        let (_, rooms) = try await server.rest("GET", "/v1/Rooms?Status=in-progress")
+        #expect((rooms["rooms"] as? [[String: Any]])?.map { $0["sid"] as? String } == [roomSID])
+        await alice.close()
+    }
+
+    @Test func completingTheRoomDisconnectsItsParticipantsWith53118() async throws {
+        let (directory, db) = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try Server(db: db)
+        defer { server.stop() }
+        let alice = try server.client("alice")
+        _ = try await join(alice)
+
+        let (status, room) = try await server.rest("POST", "/v1/Rooms/standup", form: ["Status": "completed"])
+        #expect(status == 202)
+        #expect(room["status"] as? String == "completed")
+        let disconnected = try await alice.next("disconnected")
+        #expect(disconnected["code"] as? Int == 53118)
+        try await alice.waitClosed()
+
+        let (fetched, completed) = try await server.rest("GET", "/v1/Rooms/standup")
+        #expect(fetched == 200)
+        #expect(completed["status"] as? String == "completed")
+        #expect(completed["end_time"] is String)
+        #expect(completed["duration"] is Int)
+        let (again, refusal) = try await server.rest("POST", "/v1/Rooms/standup", form: ["Status": "completed"])
+        #expect(again == 400)
+        #expect(refusal["code"] as? Int == 53112)
+    }
+
+    @Test func removingAParticipantDisconnectsItWith53216() async throws {
+        let (directory, db) = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try Server(db: db)
+        defer { server.stop() }
+        let alice = try server.client("alice")
+        let bob = try server.client("bob")
+        _ = try await join(alice)
+        let bobJoined = try await join(bob)
+        let bobSID = try #require((bobJoined["participant"] as? [String: Any])?["sid"] as? String)
+
+        let (status, removed) = try await server.rest("POST", "/v1/Rooms/standup/Participants/bob", form: ["Status": "disconnected"])
+        #expect(status == 202)
+        #expect(removed["sid"] as? String == bobSID)
+        #expect(removed["status"] as? String == "disconnected")
+        let disconnected = try await bob.next("disconnected")
+        #expect(disconnected["code"] as? Int == 53216)
+        try await bob.waitClosed()
+        let gone = try await alice.next("participantDisconnected")
+        #expect(gone["participantSid"] as? String == bobSID)
+
+        let (_, list) = try await server.rest("GET", "/v1/Rooms/standup/Participants")
+        #expect((list["participants"] as? [[String: Any]])?.map { $0["identity"] as? String } == ["alice"])
+        await alice.close()
+    }
+
+    @Test func afterARestartRoomsInProgressReadFailedAndCompletedOnesStay() async throws {
+        let (directory, db) = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let first = try Server(db: db)
+        let alice = try first.client("alice")
+        let joined = try await join(alice, room: "live")
+        let liveSID = try #require((joined["room"] as? [String: Any])?["sid"] as? String)
+        let (created, done) = try await first.rest("POST", "/v1/Rooms", form: ["UniqueName": "done"])
+        #expect(created == 201)
+        let doneSID = try #require(done["sid"] as? String)
+        #expect(try await first.rest("POST", "/v1/Rooms/done", form: ["Status": "completed"]).0 == 202)
+        await alice.close()
+        first.stop()
+        #expect(first.running.process.terminationStatus == 0, "a clean stop flushes the history")
+
+        let second = try Server(db: db)
+        defer { second.stop() }
+        let (status, live) = try await second.rest("GET", "/v1/Rooms/\(liveSID)")
+        #expect(status == 200)
+        #expect(live["status"] as? String == "failed")
+        #expect(live["end_time"] is String)
+        #expect(try await second.rest("GET", "/v1/Rooms/live").1["sid"] as? String == liveSID)
+        let (_, completed) = try await second.rest("GET", "/v1/Rooms/\(doneSID)")
+        #expect(completed["status"] as? String == "completed")
+        let (_, participants) = try await second.rest("GET", "/v1/Rooms/live/Participants")
+        let alicesRecord = try #require((participants["participants"] as? [[String: Any]])?.first)
+        #expect(alicesRecord["identity"] as? String == "alice")
+        #expect(alicesRecord["status"] as? String == "disconnected")
+        let (_, failed) = try await second.rest("GET", "/v1/Rooms?Status=failed")
+        #expect((failed["rooms"] as? [[String: Any]])?.map { $0["sid"] as? String } == [liveSID])
+    }
+
+    @Test func aParticipantsMessagesArePostedToItsMessageSubscription() async throws {
+        let (directory, db) = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let receiver = try CallbackReceiver()
+        defer { receiver.stop() }
+        let server = try Server(db: db)
+        defer { server.stop() }
+        let alice = try server.client("alice")
+        let bob = try server.client("bob")
+        let aliceJoined = try await join(alice)
+        let aliceSID = try #require((aliceJoined["participant"] as? [String: Any])?["sid"] as? String)
+        _ = try await join(bob)
+
+        let callback = "http://127.0.0.1:\(receiver.port)/messages"
+        let (status, _) = try await server.rest(
+            "POST", "/v1/Rooms/standup/Participants/alice/MessageSubscriptions",
+            form: ["Callback": callback.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!])
+        #expect(status == 201)
+        alice.send(["type": "sendMessage", "id": "m", "content": "{\"k\":1}", "contentType": "application/json"])
+        let sent = try await alice.next("messageSent")
+        _ = try await bob.next("message")
+
+        // Generous: the outbox posts at once; 10 s covers a loaded machine.
+        let deadline = Date().addingTimeInterval(10)
+        while receiver.received.isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let body = try #require(receiver.received.first)
+        let posted = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        #expect(posted["Sid"] as? String == sent["sid"] as? String)
+        #expect(posted["ParticipantSid"] as? String == aliceSID)
+        #expect(posted["Content"] as? String == "{\"k\":1}")
+        #expect(posted["SequenceNumber"] as? Int == 0)
+        await alice.close()
+        await bob.close()
+    }
+}
