@@ -93,7 +93,12 @@ struct AdminFixture {
     static let secret = "test-secret"
     static let base = "https://video.example.com"
 
-    let host = RoomHost()
+    /// The rooms' clock stands still during a test, so durations and dates
+    /// do not depend on how loaded the machine is (`duration` reads 0).
+    let host: RoomHost = {
+        let frozen = Date()
+        return RoomHost(clock: { frozen })
+    }()
     let history: HistoryStore
     let routes: AdminRoutes
     let router = Router()
