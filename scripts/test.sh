@@ -3,9 +3,11 @@
 #   1. build      debug build of every target and test, which must print no warning
 #   2. capture    fresh SDP from this machine's Chromium and aiortc (for stage 3)
 #   3. unit       swift test: unit, property, robustness and process tests
-#   4. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config)
-#   5. fuzz       every libFuzzer target for $VROOM_FUZZ_SECONDS (default 30) s
-#   6. bench      release benchmarks; packet-path malloc budgets (0 per packet)
+#   4. rest       the admin REST API against openapi.yaml (schemathesis), Twilio's
+#                 Python helper library and Twilio's own schema, on a live server
+#   5. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config)
+#   6. fuzz       every libFuzzer target for $VROOM_FUZZ_SECONDS (default 30) s
+#   7. bench      release benchmarks; packet-path malloc budgets (0 per packet)
 # Needs what scripts/bootstrap.sh installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +56,10 @@ rm -f "$unit_log"
 [ -n "$tests" ] && [ "$tests" -gt 0 ] || { echo "no tests ran"; fail unit; }
 done_stage unit
 
+stage rest "scripts/rest-conformance.sh"
+scripts/rest-conformance.sh || fail rest
+done_stage rest
+
 stage deploy "scripts/check-deploy.sh"
 scripts/check-deploy.sh || fail deploy
 done_stage deploy
@@ -66,6 +72,6 @@ stage bench "scripts/bench.sh"
 scripts/bench.sh || fail bench
 done_stage bench
 
-printf '\nvroom: all %s stages passed in %ss (swift test: %s tests; fuzz: every target clean; bench: budgets met)\n' \
+printf '\nvroom: all %s stages passed in %ss (swift test: %s tests; REST conformance, fuzz and bench clean)\n' \
   "$passed" "$(( $(date +%s) - started ))" "$tests"
 printf 'tests: %s passed, 0 failed\n' "$tests"

@@ -73,8 +73,9 @@ struct SubscribedTrackResource: Sendable, Equatable {
 }
 
 /// Twilio's SubscribeRules resource (`…room_participant_subscribe_rule`).
-/// Each rule lists every property of Twilio's rule object, absent ones null,
-/// as Twilio's own responses do (`priority` is always null: Vroom has none).
+/// A rule carries only the criteria it uses: Twilio's schema types each
+/// criterion as a non-nullable string and requires none, so an absent one is
+/// left out rather than null (Vroom has no `priority`).
 struct SubscribeRulesResource: Sendable {
     var participantSID: String
     var roomSID: String
@@ -107,13 +108,11 @@ struct SubscribeRulesResource: Sendable {
     }
 
     static func json(_ rule: SubscribeRule) -> [String: Any] {
-        [
-            "type": rule.type.rawValue,
-            "all": rule.all ? true : NSNull(),
-            "kind": rule.kind.map(\.rawValue).orNull,
-            "publisher": rule.publisher.orNull,
-            "track": rule.track.orNull,
-            "priority": NSNull(),
-        ]
+        var object: [String: Any] = ["type": rule.type.rawValue]
+        if rule.all { object["all"] = true }
+        if let kind = rule.kind { object["kind"] = kind.rawValue }
+        if let publisher = rule.publisher { object["publisher"] = publisher }
+        if let track = rule.track { object["track"] = track }
+        return object
     }
 }

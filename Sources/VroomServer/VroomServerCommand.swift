@@ -216,7 +216,13 @@ struct Serve: AsyncParsableCommand {
             host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), settings: configuration.signalingSettings)
 
         let router = Router(context: BasicWebSocketRequestContext.self)
-        router.addHealthRoute { HealthStatus(status: .ok, rtcPorts: rtcPorts) }
+        // 503 at the node's participant limit, where a join would get 53006.
+        let nodeLimit = configuration.rooms.maxParticipantsPerNode
+        router.addHealthRoute {
+            let participants = await host.read { $0.participantCount }
+            let full = nodeLimit.map { participants >= $0 } ?? false
+            return HealthStatus(status: full ? .atCapacity : .ok, rtcPorts: rtcPorts)
+        }
         signaling.register(on: router)
         AdminRoutes(
             host: host, history: history,

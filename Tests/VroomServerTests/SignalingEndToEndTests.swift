@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// The control plane through a real `vroom-server --dev` process on loopback:
@@ -323,5 +326,31 @@ import Testing
         await again.close()
         await alice.close()
         await carol.close()
+    }
+
+    @Test func aFullNodeAnswers53006AndItsHealthIs503() async throws {
+        let server = try Server(["--max-participants-per-node", "1"])
+        defer { server.stop() }
+        let first = try server.client("kim")
+        _ = try await joined(first)
+        let health = URL(string: "http://127.0.0.1:\(server.port)/healthz")!
+        let (_, response) = try await URLSession.shared.data(from: health)
+        #expect((response as? HTTPURLResponse)?.statusCode == 503)
+
+        let second = try server.client("lee")
+        second.send(["type": "join", "id": "1", "room": "other"])
+        let busy = try await second.next("error")
+        #expect(busy["code"] as? Int == 53006)
+        try await second.waitClosed()
+
+        first.send(["type": "leave"])
+        try await first.waitClosed()
+        var status = 0
+        for _ in 0..<50 where status != 200 {
+            let (_, again) = try await URLSession.shared.data(from: health)
+            status = (again as? HTTPURLResponse)?.statusCode ?? 0
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(status == 200)
     }
 }
