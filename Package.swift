@@ -97,13 +97,13 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus"]),
         .testTarget(name: "VroomServerTests", dependencies: [
-            "MediaIO", "Signaling",
+            "MediaIO", "Signaling", "VroomTesting",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),
         .testTarget(name: "SignalingTests", dependencies: [
-            "Signaling", "Rooms",
+            "Signaling", "Rooms", "VroomTesting",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
         ]),

@@ -1,22 +1,14 @@
 import Foundation
 import Persistence
+import enum Rooms.StatusCallbackEvent
 
 /// One status callback (PROTOCOL.md section 6, "Status callbacks"): what
 /// happened in a room, with Twilio's parameter names. `SequenceNumber` is
 /// not here: ``WebhookOutbox`` numbers a room's events from 0 in the order
 /// they are enqueued.
 public struct WebhookEvent: Sendable, Hashable {
-    /// `StatusCallbackEvent`.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case roomCreated = "room-created"
-        case roomEnded = "room-ended"
-        case participantConnected = "participant-connected"
-        case participantDisconnected = "participant-disconnected"
-        case trackAdded = "track-added"
-        case trackRemoved = "track-removed"
-        case trackEnabled = "track-enabled"
-        case trackDisabled = "track-disabled"
-    }
+    /// `StatusCallbackEvent`: the domain's list of events.
+    public typealias Kind = StatusCallbackEvent
 
     public var kind: Kind
     public var roomSid: String

@@ -57,9 +57,8 @@ final class RoomEventRecorder: Sendable {
         case .participantRecord(let participant):
             try await history.save(participant: Persistence.ParticipantRecord(participant))
         case .statusCallback(let callback):
-            guard let kind = WebhookEvent.Kind(rawValue: callback.event.rawValue) else { return }
             let event = WebhookEvent(
-                kind: kind, roomSid: callback.roomSID.rawValue, roomName: callback.roomName,
+                kind: callback.event, roomSid: callback.roomSID.rawValue, roomName: callback.roomName,
                 roomStatus: Persistence.RoomRecord.Status(callback.roomStatus), roomDuration: callback.roomDuration,
                 participantSid: callback.participantSID?.rawValue, participantIdentity: callback.participantIdentity,
                 participantStatus: callback.participantStatus.map(Persistence.ParticipantRecord.Status.init),

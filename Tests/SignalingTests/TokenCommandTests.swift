@@ -1,28 +1,17 @@
 import Foundation
 import Testing
+import VroomTesting
 
 @testable import Signaling
 
 /// `vroom-server token` (PROTOCOL.md section 2), run as the built binary.
 @Suite(.serialized) struct TokenCommandTests {
-    /// The built `vroom-server` next to the test bundle (swift test builds every product).
-    static func serverExecutable() throws -> URL {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("vroom-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        throw CommandError.notBuilt(testBinary.path)
-    }
-
-    enum CommandError: Error { case notBuilt(String), timedOut }
+    enum CommandError: Error { case timedOut }
 
     /// Runs `vroom-server arguments` with `environment` added; returns status and stdout.
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
         let process = Process()
-        process.executableURL = try serverExecutable()
+        process.executableURL = try BuiltProduct.url(named: "vroom-server")
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["VROOM_API_KEY"] = nil

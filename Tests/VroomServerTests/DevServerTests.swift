@@ -3,24 +3,17 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import VroomTesting
 
 /// Starts the real `vroom-server --dev` process on kernel-chosen loopback ports
 /// and talks to it over TCP and UDP.
 @Suite(.serialized) struct DevServerTests {
-    /// The built `vroom-server` next to the test bundle (swift test builds every product).
+    /// The built `vroom-server` next to the test bundle.
     static func serverExecutable() throws -> URL {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        // On Linux the test runner is <build>/debug/VroomPackageTests.xctest.
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("vroom-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        throw ServerError.notBuilt(testBinary.path)
+        try BuiltProduct.url(named: "vroom-server")
     }
 
-    enum ServerError: Error { case notBuilt(String), noPort(String) }
+    enum ServerError: Error { case noPort(String) }
 
     /// A running server; its log lines are collected from stderr.
     final class RunningServer: @unchecked Sendable {
