@@ -7,7 +7,8 @@ import Testing
 /// The admin REST API (PROTOCOL.md section 6) of a real `vroom-server --dev`
 /// process, with real WebSocket participants, and across a restart on the
 /// same history file.
-@Suite(.serialized) struct AdminRESTEndToEndTests {
+extension ServerProcessTests {
+@Suite struct AdminRESTEndToEndTests {
     /// A server on kernel-chosen loopback ports over a history file that
     /// outlives it (the restart test starts a second one on the same file).
     final class Server: Sendable {
@@ -213,4 +214,5 @@ import Testing
         await alice.close()
         await bob.close()
     }
+}
 }

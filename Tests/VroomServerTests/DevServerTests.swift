@@ -7,7 +7,8 @@ import VroomTesting
 
 /// Starts the real `vroom-server --dev` process on kernel-chosen loopback ports
 /// and talks to it over TCP and UDP.
-@Suite(.serialized) struct DevServerTests {
+extension ServerProcessTests {
+@Suite struct DevServerTests {
     /// The built `vroom-server` next to the test bundle.
     static func serverExecutable() throws -> URL {
         try BuiltProduct.url(named: "vroom-server")
@@ -109,4 +110,5 @@ import VroomTesting
         #expect(server.waitForExit(seconds: 20))
         #expect(server.process.terminationStatus == 0, "\(server.output)")
     }
+}
 }

@@ -12,8 +12,11 @@ final class SignalingClient: Sendable {
         private let lock = NSLock()
         private var received: [[String: Any]] = []
         private var closed = false
+        private var failure: String?
         func append(_ object: [String: Any]) { lock.withLock { received.append(object) } }
         func markClosed() { lock.withLock { closed = true } }
+        func fail(_ error: any Error) { lock.withLock { failure = "\(error)" } }
+        var connectionError: String? { lock.withLock { failure } }
         var messages: [[String: Any]] { lock.withLock { received } }
         var isClosed: Bool { lock.withLock { closed } }
     }
@@ -32,7 +35,8 @@ final class SignalingClient: Sendable {
         config.maxFrameSize = 1 << 20
         let inbox = self.inbox
         task = Task { [config] in
-            _ = try? await WebSocketClient.connect(url: url, configuration: config, logger: Logger(label: "test.ws")) {
+            do {
+                _ = try await WebSocketClient.connect(url: url, configuration: config, logger: Logger(label: "test.ws")) {
                 inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
@@ -50,6 +54,9 @@ final class SignalingClient: Sendable {
                     try await group.next()
                     group.cancelAll()
                 }
+                }
+            } catch {
+                inbox.fail(error)
             }
             inbox.markClosed()
         }
@@ -79,7 +86,7 @@ final class SignalingClient: Sendable {
 
     /// Waits (up to `timeout`) for the `index`-th message (0-based) of `type`.
     @discardableResult
-    func next(_ type: String, index: Int = 0, where predicate: ([String: Any]) -> Bool = { _ in true }, timeout: Double = 10)
+    func next(_ type: String, index: Int = 0, where predicate: ([String: Any]) -> Bool = { _ in true }, timeout: Double = 30)
         async throws -> [String: Any]
     {
         let deadline = Date().addingTimeInterval(timeout)
@@ -88,7 +95,7 @@ final class SignalingClient: Sendable {
             if matches.count > index { return matches[index] }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw SignalingClientError.timeout("no \(type) #\(index) within \(timeout)s; got \(messages.map { $0["type"] as? String ?? "?" })")
+        throw SignalingClientError.timeout("no \(type) #\(index) within \(timeout)s; got \(messages.map { $0["type"] as? String ?? "?" })\(inbox.connectionError.map { "; connection failed: \($0)" } ?? "")")
     }
 
     func count(_ type: String) -> Int {
@@ -96,7 +103,7 @@ final class SignalingClient: Sendable {
     }
 
     /// Waits until the socket is closed by the server.
-    func waitClosed(timeout: Double = 10) async throws {
+    func waitClosed(timeout: Double = 30) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !isClosed {
             guard Date() < deadline else { throw SignalingClientError.timeout("socket still open") }

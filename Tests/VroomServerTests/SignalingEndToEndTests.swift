@@ -7,7 +7,8 @@ import Testing
 /// The control plane through a real `vroom-server --dev` process on loopback:
 /// WebSocket clients join, publish, message, drop and resume (PROTOCOL.md
 /// section 3), and every refused request gets its documented code.
-@Suite(.serialized) struct SignalingEndToEndTests {
+extension ServerProcessTests {
+@Suite struct SignalingEndToEndTests {
     final class Server: Sendable {
         let running: DevServerTests.RunningServer
         let port: Int
@@ -353,4 +354,5 @@ import Testing
         }
         #expect(status == 200)
     }
+}
 }

@@ -9,7 +9,8 @@ import FoundationNetworking
 /// A burst the node must absorb (issue: "200 joins within 2 s plus 50
 /// malformed frames"): every request gets its documented answer, and
 /// afterwards the node is healthy and a normal join works.
-@Suite(.serialized) struct SignalingLoadTests {
+extension ServerProcessTests {
+@Suite struct SignalingLoadTests {
     @Test func twoHundredJoinsAndFiftyMalformedFrames() async throws {
         let server = try SignalingEndToEndTests.Server()
         defer { server.stop() }
@@ -65,4 +66,5 @@ import FoundationNetworking
         await noisy.close()
         await late.close()
     }
+}
 }
