@@ -68,6 +68,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds an ad-hoc room waits for its first participant.")
     var unusedRoomTimeout: Double?
 
+    @Option(help: "Seconds before an unanswered subscriber offer is sent again.")
+    var offerResend: Double?
+
     @Option(help: "Seconds of the message rate window (10 messages per window).")
     var messageRateWindow: Double?
 
@@ -100,6 +103,7 @@ struct ServerOptions: ParsableArguments {
         if let maxParticipantsPerNode { c.rooms.maxParticipantsPerNode = maxParticipantsPerNode }
         if let reconnectWindow { c.rooms.reconnectWindowSeconds = reconnectWindow }
         if let silenceTimeout { c.signaling.silenceTimeoutSeconds = silenceTimeout }
+        if let offerResend { c.signaling.offerResendSeconds = offerResend }
         if let emptyRoomTimeout { c.rooms.emptyRoomTimeoutSeconds = emptyRoomTimeout }
         if let unusedRoomTimeout { c.rooms.unusedRoomTimeoutSeconds = unusedRoomTimeout }
         if let messageRateWindow { c.rooms.messageRateWindowSeconds = messageRateWindow }

@@ -354,5 +354,25 @@ extension ServerProcessTests {
         }
         #expect(status == 200)
     }
+
+    @Test func anUnansweredOfferIsSentAgain() async throws {
+        let server = try Server(["--offer-resend", "1"])
+        defer { server.stop() }
+        let bob = try server.client("bob")
+        _ = try await joined(bob)
+        let alice = try server.client("alice")
+        _ = try await joined(alice)
+        try await publish(alice, name: "alice-mic")
+        let first = try await bob.next("subscribeOffer")
+        // Bob does not answer: the same offer comes again after the interval.
+        let again = try await bob.next("subscribeOffer", index: 1)
+        #expect(again["sdp"] as? String == first["sdp"] as? String)
+        bob.send(["type": "subscribeAnswer", "sdp": "v=0\r\n"])
+        let count = bob.count("subscribeOffer")
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(bob.count("subscribeOffer") == count, "an answered offer is not sent again")
+        await bob.close()
+        await alice.close()
+    }
 }
 }
