@@ -41,6 +41,9 @@ let package = Package(
 
         // Sans-I/O cores, bottom up.
         .target(name: "Packets", dependencies: ["COpenSSL"]),
+        // recvmmsg/sendmmsg need _GNU_SOURCE, which a system-library shim cannot
+        // define without a clang module conflict (C-LIBRARIES.md): a plain C target.
+        .target(name: "CVroomUDP"),
         .target(name: "SDP"),
         .target(name: "WebRTC", dependencies: ["Packets", "SDP", "CSRTP", "COpenSSL"]),
         .target(name: "SFU", dependencies: ["Packets", "WebRTC"]),
@@ -48,7 +51,7 @@ let package = Package(
 
         // I/O and control plane.
         .target(name: "MediaIO", dependencies: [
-            "Rooms", "SFU", "WebRTC", "Packets",
+            "Rooms", "SFU", "WebRTC", "Packets", "SDP", "CVroomUDP",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Signaling", dependencies: [
@@ -75,7 +78,7 @@ let package = Package(
         // Media codecs and the client side.
         .target(name: "Codecs", dependencies: ["CVPX", "COpus"]),
         .target(name: "VroomClient", dependencies: ["WebRTC", "SDP", "Packets", "Codecs"]),
-        .target(name: "VroomTesting", dependencies: ["Packets"]),
+        .target(name: "VroomTesting", dependencies: ["Packets", "CVroomUDP"]),
 
         .executableTarget(name: "VroomServer", dependencies: [
             "AdminAPI", "Signaling", "MediaIO", "Rooms", "Persistence",
@@ -93,6 +96,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
 
+        .executableTarget(
+            name: "SFUBenchmarks",
+            dependencies: ["SFU", "WebRTC", "Packets", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/SFUBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+
+        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "SDP", "Packets", "VroomTesting"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SFUTests", dependencies: ["SFU", "WebRTC", "Packets", "VroomTesting"]),
+        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "WebRTC", "SFU", "Packets", "VroomTesting"]),
         .testTarget(name: "PacketsTests", dependencies: ["Packets", "VroomTesting"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus"]),

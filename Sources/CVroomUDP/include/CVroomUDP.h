@@ -1,0 +1,4 @@
+// Batched UDP I/O for the media workers (filled by the media-plane issue).
+#ifndef CVROOMUDP_H
+#define CVROOMUDP_H
+#endif
