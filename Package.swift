@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "vroom-server", targets: ["VroomServer"]),
+        .executable(name: "vroom-impair", targets: ["VroomImpair"]),
         .library(name: "VroomClient", targets: ["VroomClient"]),
         .library(name: "Packets", targets: ["Packets"]),
         .library(name: "SDP", targets: ["SDP"]),
@@ -87,6 +88,13 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // The seeded UDP impairment relay as a command, for interop tests
+        // driven by other languages (the kernel has no netem).
+        .executableTarget(name: "VroomImpair", dependencies: [
+            "VroomTesting",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(
