@@ -17,4 +17,8 @@ public enum ParticipantNotice: Hashable, Sendable {
     case subscriptionsChanged
     /// The session ends with this error (53205, 53216, 53118).
     case disconnected(RoomError)
+    /// An error not tied to a request: a media connection failed (53405 no
+    /// ICE consent, 53407 DTLS or fingerprint). The session goes on; the
+    /// client may restart ICE or publish again.
+    case mediaError(ProtocolErrorCode, message: String)
 }

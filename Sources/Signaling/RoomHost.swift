@@ -115,6 +115,12 @@ public actor RoomHost {
         perform { (service: inout RoomService, now) -> [RoomEvent] in service.leave(participant: participant, now: now) }
     }
 
+    /// Hands `notice` to the participant's session, if it has one (a media
+    /// failure reported by the media plane).
+    public func notify(_ participant: ParticipantSID, _ notice: ParticipantNotice) {
+        connections[participant]?.deliver(notice)
+    }
+
     // MARK: - Internals
 
     /// The current time, after running any timer that is already due (the

@@ -80,6 +80,8 @@ extension ServerMessage {
                     sid: message.sid.rawValue,
                     from: .init(sid: message.from?.rawValue ?? "", identity: message.fromIdentity ?? ""),
                     content: message.content, contentType: message.contentType, sequenceNumber: message.sequenceNumber))
+        case .mediaError(let code, let message):
+            self = .error(id: nil, code: code, message: message)
         case .subscriptionsChanged, .disconnected:
             return nil
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import MediaIO
 import NIOCore
 
 /// `GET /v1/signal` upgraded to a WebSocket (PROTOCOL.md sections 1 and 3).
@@ -12,14 +13,16 @@ public struct SignalingEndpoint: Sendable {
     public let host: RoomHost
     public let verifier: AccessTokenVerifier
     public let settings: SignalingSettings
+    public let media: MediaPlane
     let clock: @Sendable () -> Date
     let subscribers = SubscriberStates()
 
     public init(
-        host: RoomHost, verifier: AccessTokenVerifier, settings: SignalingSettings = SignalingSettings(),
+        host: RoomHost, verifier: AccessTokenVerifier, media: MediaPlane, settings: SignalingSettings = SignalingSettings(),
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.host = host
+        self.media = media
         self.verifier = verifier
         self.settings = settings
         self.clock = clock
@@ -39,7 +42,7 @@ public struct SignalingEndpoint: Sendable {
         router.ws("/v1/signal") { inbound, outbound, context in
             let session = SignalingSession(
                 host: host, verifier: verifier, settings: settings, token: Self.accessToken(of: context.request),
-                subscribers: subscribers, logger: context.logger, clock: clock)
+                subscribers: subscribers, media: media, logger: context.logger, clock: clock)
             await run(session, inbound: inbound, outbound: outbound, logger: context.logger)
         }
     }

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
+import MediaIO
 import Rooms
 import SDP
+import WebRTC
 
 /// One participant's signaling session over one WebSocket (PROTOCOL.md
 /// section 3): decodes the client's frames, runs them against the
@@ -18,6 +20,9 @@ actor SignalingSession {
     private let clock: @Sendable () -> Date
 
     private var participant: ParticipantSID?
+    private var room: RoomSID?
+    /// The node's media plane: answers, offers, and the live connections.
+    let media: MediaPlane
     private var lastFrame: Date
     /// True once the session ended on purpose (leave, refused join, a
     /// `disconnected` from the room): closing the socket is then no drop.
@@ -28,9 +33,10 @@ actor SignalingSession {
 
     init(
         host: RoomHost, verifier: AccessTokenVerifier, settings: SignalingSettings, token: String?,
-        subscribers: SubscriberStates, logger: Logger, clock: @escaping @Sendable () -> Date
+        subscribers: SubscriberStates, media: MediaPlane, logger: Logger, clock: @escaping @Sendable () -> Date
     ) {
         self.host = host
+        self.media = media
         self.subscribers = subscribers
         self.verifier = verifier
         self.settings = settings
@@ -84,6 +90,7 @@ actor SignalingSession {
                 try await host.perform { (service: inout RoomService, now) throws(RoomError) in
                     try service.unpublish(participant: participant, track: track, now: now)
                 }
+                await media.unpublish(participant: participant, track: track)
                 ok(id)
             case .setTrackEnabled(let trackSid, let enabled):
                 let track = try trackSID(trackSid)
@@ -106,10 +113,20 @@ actor SignalingSession {
                 }
                 ok(id)
             case .restartIce:
-                // New ICE credentials arrive with the media plane; the fresh offer is sent now.
+                // New credentials in the next offer (PROTOCOL.md 3.4); sent
+                // now, or after the answer to one in flight.
+                media.restartSubscriberICE(participant: participant)
                 ok(id)
                 outbox.send(.notice(.subscriptionsChanged))
-            case .subscribeAnswer:
+            case .subscribeAnswer(let sdp):
+                do throws(NegotiationError) {
+                    try await media.applySubscriberAnswer(participant: participant, sdp: sdp)
+                } catch {
+                    // The offer stays in flight and is sent again (PROTOCOL.md 3.4).
+                    reply(SignalingError(SignalingErrorCode(rawValue: error.code) ?? .clientRemoteDescFailed, message: error.message).errorMessage(id: id))
+                    return
+                }
+                ok(id)
                 let again = subscribers.withState(participant) { state in
                     state.offerInFlight = nil
                     defer { state.offerWanted = false }
@@ -193,6 +210,7 @@ actor SignalingSession {
                 }
             }
             participant = result.participant.sid
+            room = result.room.sid
             if !result.resumed {
                 // A new participant SID: forget the subscriber connections of
                 // participants that are gone (expired windows, old sessions).
@@ -234,14 +252,25 @@ actor SignalingSession {
         guard Set(described) == sending, described.count == sending.count else {
             throw .trackInvalid
         }
+        guard let room else { throw .participantNotFound }
+        // The offer is checked before the room changes: an unusable offer
+        // (53402) or a track without Opus/VP8 (53404) changes nothing.
+        let pending: PendingPublish
+        do throws(NegotiationError) {
+            pending = try media.answerPublish(participant: participant, room: room, offer: offer, trackMIDs: described)
+        } catch {
+            reply(SignalingError(SignalingErrorCode(rawValue: error.code) ?? .clientRemoteDescFailed, message: error.message).errorMessage(id: id))
+            return
+        }
         let requests = publish.tracks.map { TrackRequest(mid: $0.mid, name: $0.name, kind: $0.kind.rawValue, enabled: $0.enabled) }
         let assignments = try await host.perform { (service: inout RoomService, now) throws(RoomError) in
             try service.publish(participant: participant, tracks: requests, now: now)
         }
+        await media.applyPublish(participant: participant, room: room, pending, tracks: assignments)
         reply(
             .publishAnswer(
                 ServerMessage.PublishAnswer(
-                    id: id, sdp: PlaceholderSDP.rejectingAnswer(to: offer),
+                    id: id, sdp: pending.sdp,
                     tracks: assignments.map {
                         ServerMessage.PublishedTrack(mid: $0.mid, sid: $0.sid.rawValue, name: $0.name, kind: SignalingTrackKind($0.kind))
                     })))
@@ -261,6 +290,9 @@ actor SignalingSession {
         if busy { return nil }
         let tracks = await host.read { $0.subscribedTracks(of: participant) }
         let now = clock()
+        let media = self.media
+        let room = self.room
+        let logger = self.logger
         return subscribers.withState(participant) { state -> ServerMessage? in
             if tracks.isEmpty && state.slots.isEmpty { return nil }
             let wanted = Set(tracks.map(\.sid.rawValue))
@@ -278,16 +310,22 @@ actor SignalingSession {
                 }
                 placed.insert(track.sid.rawValue)
             }
-            state.offerVersion += 1
             let byTrack = Dictionary(tracks.map { ($0.sid.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
             let listed: [ServerMessage.SubscribedTrack] = state.slots.compactMap { slot in
                 guard let entry = slot.track, let track = byTrack[entry.sid] else { return nil }
                 return ServerMessage.SubscribedTrack(
                     mid: slot.mid, trackSid: entry.sid, participantSid: entry.publisher, name: track.name, kind: slot.kind)
             }
-            let offer = ServerMessage.subscribeOffer(
-                ServerMessage.SubscribeOffer(
-                    sdp: PlaceholderSDP.subscriberOffer(slots: state.slots, version: state.offerVersion), tracks: listed))
+            let sdp: String?
+            do throws(NegotiationError) {
+                guard let room else { return nil }
+                sdp = try media.subscriberOffer(participant: participant, room: room, slots: state.slots.map(\.mediaSlot))
+            } catch {
+                logger.error("no subscriber offer for \(participant.rawValue): \(error)")
+                return nil
+            }
+            guard let sdp else { return nil }
+            let offer = ServerMessage.subscribeOffer(ServerMessage.SubscribeOffer(sdp: sdp, tracks: listed))
             state.offerInFlight = (offer, now)
             return offer
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaIO
 import Rooms
 import Synchronization
 
@@ -7,7 +8,6 @@ import Synchronization
 /// and re-sends an offer that was in flight (PROTOCOL.md 3.4 and 3.6).
 struct SubscriberConnectionState: Sendable {
     var slots: [SubscriberSlot] = []
-    var offerVersion = 0
     var offerInFlight: (message: ServerMessage, sentAt: Date)?
     /// The subscriptions changed while an offer was in flight: offer again
     /// once it is answered (never two offers before an answer).
@@ -33,4 +33,24 @@ final class SubscriberStates: Sendable {
     }
 
     var count: Int { states.withLock { $0.count } }
+}
+
+/// One m-line of a subscriber connection: a removed track's m-line stays,
+/// inactive, and may be reused by a later track of the same kind.
+struct SubscriberSlot: Sendable, Equatable {
+    var mid: String
+    var kind: SignalingTrackKind
+    var track: (sid: String, publisher: String)?
+
+    static func == (lhs: SubscriberSlot, rhs: SubscriberSlot) -> Bool {
+        lhs.mid == rhs.mid && lhs.kind == rhs.kind && lhs.track?.sid == rhs.track?.sid
+            && lhs.track?.publisher == rhs.track?.publisher
+    }
+
+    /// The slot as the media plane builds the offer from it.
+    var mediaSlot: SubscriberMediaSlot {
+        SubscriberMediaSlot(
+            mid: mid, kind: kind == .audio ? .audio : .video,
+            track: track.map { (sid: TrackSID(unchecked: $0.sid), publisher: ParticipantSID(unchecked: $0.publisher)) })
+    }
 }

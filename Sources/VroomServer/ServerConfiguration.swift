@@ -18,6 +18,8 @@ struct ServerConfiguration: Codable, Equatable {
         var address: String = "0.0.0.0"
         /// Addresses put in ICE candidates; empty means "derive" (PROTOCOL.md section 1).
         var announceIPs: [String] = []
+        /// RFC 7675 consent: media stops this long after the last valid check (53405).
+        var consentTimeoutSeconds: Double = 30
     }
 
     /// Room rules and timers (PROTOCOL.md sections 1 and 6).
@@ -97,6 +99,10 @@ extension ServerConfiguration.RTC {
         workers = try c.decodeIfPresent(Int.self, forKey: .workers) ?? defaults.workers
         address = try c.decodeIfPresent(String.self, forKey: .address) ?? defaults.address
         announceIPs = try c.decodeIfPresent([String].self, forKey: .announceIPs) ?? defaults.announceIPs
+        consentTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .consentTimeoutSeconds) ?? defaults.consentTimeoutSeconds
+        guard consentTimeoutSeconds > 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .consentTimeoutSeconds, in: c, debugDescription: "must be positive")
+        }
     }
 }
 

@@ -62,6 +62,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds without a client frame before 53002.")
     var silenceTimeout: Double?
 
+    @Option(help: "Seconds after the last valid ICE check before media stops and the participant gets 53405 (RFC 7675).")
+    var consentTimeout: Double?
+
     @Option(help: "Seconds an ad-hoc room stays open once empty.")
     var emptyRoomTimeout: Double?
 
@@ -103,6 +106,7 @@ struct ServerOptions: ParsableArguments {
         if let maxParticipantsPerNode { c.rooms.maxParticipantsPerNode = maxParticipantsPerNode }
         if let reconnectWindow { c.rooms.reconnectWindowSeconds = reconnectWindow }
         if let silenceTimeout { c.signaling.silenceTimeoutSeconds = silenceTimeout }
+        if let consentTimeout { c.rtc.consentTimeoutSeconds = consentTimeout }
         if let offerResend { c.signaling.offerResendSeconds = offerResend }
         if let emptyRoomTimeout { c.rooms.emptyRoomTimeoutSeconds = emptyRoomTimeout }
         if let unusedRoomTimeout { c.rooms.unusedRoomTimeoutSeconds = unusedRoomTimeout }
@@ -193,11 +197,18 @@ struct Serve: AsyncParsableCommand {
         if configuration.dev {
             logger.warning("DEVELOPMENT MODE: listening on 127.0.0.1 only, API key 'devkey', secret 'devsecret'. Never use --dev in production.")
         }
-        let media = try MediaListener(
-            address: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers)
-        media.start(logger: Logger(label: "vroom.media"))
-        defer { media.stop() }
-        logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ","))")
+        // Media failures reach the participants' sessions through the room
+        // host; the workers only enqueue (10k: far more than a node's
+        // participants can fail at once).
+        let (mediaEvents, mediaEventInput) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(10_000))
+        let announced = configuration.rtc.announceIPs.isEmpty ? InterfaceAddresses.defaultAnnounced() : configuration.rtc.announceIPs
+        let media = try MediaPlane(
+            configuration: MediaConfiguration(
+                bindAddress: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers,
+                announcedAddresses: announced, consentTimeoutSeconds: configuration.rtc.consentTimeoutSeconds),
+            logger: Logger(label: "vroom.media"), events: { mediaEventInput.yield($0) })
+        media.start()
+        logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ",")), announcing \(announced.joined(separator: ","))")
 
         let rtcPorts = media.ports.map(Int.init)
         guard let apiKey = configuration.apiKey, let apiSecret = configuration.apiSecret else {
@@ -215,9 +226,21 @@ struct Serve: AsyncParsableCommand {
         let recorder = RoomEventRecorder(
             history: history, webhooks: webhooks, messageSubscriptions: messageSubscriptions,
             logger: Logger(label: "vroom.history"))
-        let host = RoomHost(configuration: configuration.roomService, eventSink: { recorder.enqueue($0) })
+        let host = RoomHost(configuration: configuration.roomService, eventSink: { events in
+            media.handle(events)
+            recorder.enqueue(events)
+        })
+        let mediaFailures = Task {
+            for await event in mediaEvents {
+                guard case .failed(let participant, let connection, let code, let message) = event else { continue }
+                logger.info("\(participant.rawValue): \(connection.rawValue) media connection failed: \(code) \(message)")
+                let protocolCode = ProtocolErrorCode(rawValue: code) ?? .mediaConnectionError
+                await host.notify(participant, .mediaError(protocolCode, message: "\(connection.rawValue) connection: \(message)"))
+            }
+        }
         let signaling = SignalingEndpoint(
-            host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), settings: configuration.signalingSettings)
+            host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), media: media,
+            settings: configuration.signalingSettings)
 
         let router = Router(context: BasicWebSocketRequestContext.self)
         // 503 at the node's participant limit, where a join would get 53006.
@@ -249,6 +272,9 @@ struct Serve: AsyncParsableCommand {
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         recorder.finish()
         await recording.value
+        mediaEventInput.finish()
+        await mediaFailures.value
+        await media.stop()
         await webhooks.shutdown()
         logger.info("stopped")
     }

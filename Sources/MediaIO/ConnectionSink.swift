@@ -1,0 +1,50 @@
+import Packets
+import SFU
+import WebRTC
+
+/// The `PacketSink` the routers write into: the worker's egress queue. Each
+/// packet is written in place into a queue slot, SRTP-protected in place,
+/// and queued for `sendmmsg` to the connection's selected address.
+struct ConnectionSink: PacketSink {
+    /// SRTP's largest trailer (SRTP_MAX_TRAILER_LEN): the router may fill a
+    /// slot up to this much short of its end.
+    static let srtpSpare = 144
+
+    let connections: MediaConnectionTable
+    let egress: EgressQueue
+    private var reserved: UnsafeMutableRawBufferPointer?
+
+    init(connections: MediaConnectionTable, egress: EgressQueue) {
+        self.connections = connections
+        self.egress = egress
+    }
+
+    mutating func slot(for transport: TransportID) -> UnsafeMutableRawBufferPointer? {
+        guard let connection = connections.byID[transport], connection.transport.isConnected,
+            connection.transport.selectedAddress != nil
+        else {
+            connections.counters.notConnected &+= 1
+            return nil
+        }
+        let slot = egress.reserve()
+        reserved = slot
+        return UnsafeMutableRawBufferPointer(rebasing: slot[0..<(slot.count - Self.srtpSpare)])
+    }
+
+    mutating func commit(transport: TransportID, length: Int, kind: EgressKind) {
+        guard let slot = reserved, let connection = connections.byID[transport],
+            let destination = connection.transport.selectedAddress
+        else { return }
+        reserved = nil
+        let protected: Int?
+        switch kind {
+        case .rtp: protected = connection.transport.protectRTP(slot, length: length)
+        case .rtcp: protected = connection.transport.protectRTCP(slot, length: length)
+        }
+        guard let protected else {
+            connections.counters.protectFailed &+= 1
+            return
+        }
+        egress.commit(length: protected, to: destination)
+    }
+}

@@ -1,0 +1,45 @@
+import Packets
+import WebRTC
+
+/// How a node's media plane listens and what it announces (PROTOCOL.md
+/// section 1).
+public struct MediaConfiguration: Sendable {
+    /// The address the UDP sockets bind (0.0.0.0 in production, 127.0.0.1 with --dev).
+    public var bindAddress: String
+    /// Worker k listens on `basePort + k`; 0 lets the kernel pick each port.
+    public var basePort: UInt16
+    public var workers: Int
+    /// The addresses put into ICE candidates (`--announce-ip`), each with the
+    /// worker's port.
+    public var announcedAddresses: [String]
+    /// RFC 7675: media stops this long after the last authenticated check (53405).
+    public var consentTimeoutSeconds: Double
+
+    public init(
+        bindAddress: String = "0.0.0.0", basePort: UInt16 = 7882, workers: Int = 1,
+        announcedAddresses: [String] = ["127.0.0.1"], consentTimeoutSeconds: Double = 30
+    ) {
+        self.bindAddress = bindAddress
+        self.basePort = basePort
+        self.workers = max(1, workers)
+        self.announcedAddresses = announcedAddresses
+        self.consentTimeoutSeconds = consentTimeoutSeconds
+    }
+
+    /// `192.0.2.1` or `2001:db8::1` with `port`, or nil when it does not parse.
+    static func address(_ text: String, port: UInt16) -> STUNAddress? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            return withUnsafeBytes(of: &v4) { STUNAddress(addressBytes: $0, port: port) }
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { STUNAddress(addressBytes: $0, port: port) }
+        }
+        return nil
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,26 @@
+import Rooms
+import SFU
+import WebRTC
+
+/// One PeerConnection as its media worker holds it: the sans-I/O transport
+/// (ICE-lite, DTLS, SRTP) plus who it belongs to.
+final class MediaConnection {
+    let id: TransportID
+    let participant: ParticipantSID
+    let room: RoomSID
+    let role: MediaEvent.Connection
+    let transport: PeerTransport
+    /// `connected` was reported to the control plane.
+    var reportedConnected = false
+    /// `failed` was reported: the connection stays until the control plane
+    /// removes it, but nothing more is reported.
+    var reportedFailure = false
+
+    init(id: TransportID, participant: ParticipantSID, room: RoomSID, role: MediaEvent.Connection, transport: PeerTransport) {
+        self.id = id
+        self.participant = participant
+        self.room = room
+        self.role = role
+        self.transport = transport
+    }
+}

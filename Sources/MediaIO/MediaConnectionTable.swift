@@ -1,0 +1,52 @@
+import Packets
+import SFU
+
+/// A worker's connections and how datagrams find them (DESIGN.md: demux by
+/// first byte, then STUN username or 5-tuple): STUN by the local ufrag in
+/// its USERNAME, everything else by the source address, which only an
+/// authenticated STUN check can add.
+final class MediaConnectionTable {
+    var byID: [TransportID: MediaConnection] = [:]
+    var byUfrag: [String: TransportID] = [:]
+    var byAddress: [STUNAddress: TransportID] = [:]
+    var counters = MediaWorkerCounters()
+
+    func add(_ connection: MediaConnection) {
+        byID[connection.id] = connection
+        byUfrag[connection.transport.localICE.ufrag] = connection.id
+    }
+
+    func remove(_ id: TransportID) {
+        guard let connection = byID.removeValue(forKey: id) else { return }
+        byUfrag = byUfrag.filter { $0.value != id }
+        byAddress = byAddress.filter { $0.value != id }
+        connection.transport.close()
+    }
+
+    /// The connection a datagram belongs to, or nil (counted by the caller).
+    @inline(__always)
+    func lookup(_ datagram: UnsafeRawBufferPointer, from source: STUNAddress) -> MediaConnection? {
+        if datagram[0] < 4 {
+            // STUN (RFC 7983: first byte 0-3): USERNAME is "local:remote".
+            guard let message = try? STUNMessageView(validating: datagram), let username = message.username,
+                let colon = username.firstIndex(of: UInt8(ascii: ":"))
+            else { return nil }
+            let ufrag = String(decoding: UnsafeRawBufferPointer(rebasing: username[..<colon]), as: UTF8.self)
+            return byUfrag[ufrag].flatMap { byID[$0] }
+        }
+        return byAddress[source].flatMap { byID[$0] }
+    }
+}
+
+/// What a worker dropped before or after the transports and routers saw it.
+struct MediaWorkerCounters: Sendable, Equatable {
+    var received: UInt64 = 0
+    var truncated: UInt64 = 0
+    /// No connection for the STUN username or source address.
+    var unknownTuple: UInt64 = 0
+    /// RTP on a subscriber connection, or for a room without a router.
+    var unexpected: UInt64 = 0
+    /// A router wanted to send to a connection that has no keys or address yet.
+    var notConnected: UInt64 = 0
+    var protectFailed: UInt64 = 0
+}

@@ -1,0 +1,16 @@
+import Rooms
+
+/// What the media plane tells the control plane about a participant.
+public enum MediaEvent: Sendable, Hashable {
+    /// Which of a participant's two PeerConnections.
+    public enum Connection: String, Sendable, Hashable {
+        case publisher
+        case subscriber
+    }
+
+    /// ICE selected an address and DTLS-SRTP is up.
+    case connected(participant: ParticipantSID, connection: Connection)
+    /// The connection failed: ICE consent expired (53405) or DTLS failed or
+    /// the certificate did not match the SDP fingerprint (53407).
+    case failed(participant: ParticipantSID, connection: Connection, code: Int, message: String)
+}

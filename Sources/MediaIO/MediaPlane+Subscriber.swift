@@ -1,0 +1,172 @@
+import Packets
+import Rooms
+import SDP
+import SFU
+import WebRTC
+
+extension MediaPlane {
+    /// The subscriber offer for `slots` (PROTOCOL.md 3.4 and 5), or nil for
+    /// a connection with no m-line at all. Each sent track gets SSRCs of
+    /// its own on this connection, kept while the track stays.
+    public func subscriberOffer(
+        participant: ParticipantSID, room: RoomSID, slots: [SubscriberMediaSlot]
+    ) throws(NegotiationError) -> String? {
+        let built = state.withLock { state -> (SubscriberOffer?, Error?) in
+            var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
+            var subscriber = media.subscriber
+            let present = Set(slots.compactMap(\.track?.sid))
+            subscriber.ssrcs = subscriber.ssrcs.filter { present.contains($0.key) }
+            var used = Set(subscriber.ssrcs.values.flatMap { [$0.primary, $0.rtx].compactMap { $0 } })
+            var generator = SystemRandomNumberGenerator()
+            func fresh() -> SSRC {
+                while true {
+                    let candidate = SSRC(UInt32.random(in: 1...UInt32.max, using: &generator))
+                    if used.insert(candidate).inserted { return candidate }
+                }
+            }
+            var offerSlots: [SubscriberOfferSlot] = []
+            var offeredTracks: [String: TrackSID] = [:]
+            for slot in slots {
+                let kind: SDP.MediaKind = slot.kind == .audio ? .audio : .video
+                guard let track = slot.track else {
+                    offerSlots.append(SubscriberOfferSlot(mid: slot.mid, kind: kind))
+                    continue
+                }
+                let ssrcs = subscriber.ssrcs[track.sid] ?? SubscriberSSRCs(primary: fresh(), rtx: slot.kind == .video ? fresh() : nil)
+                subscriber.ssrcs[track.sid] = ssrcs
+                offeredTracks[slot.mid] = track.sid
+                offerSlots.append(
+                    SubscriberOfferSlot(
+                        mid: slot.mid, kind: kind,
+                        track: SubscriberOfferTrack(
+                            participantSID: track.publisher.rawValue, trackSID: track.sid.rawValue, ssrc: ssrcs.primary,
+                            rtxSSRC: ssrcs.rtx)))
+            }
+            subscriber.sessionVersion += 1
+            do {
+                let offer = try SubscriberOffer(
+                    slots: offerSlots, transport: negotiationTransport(ice: subscriber.local, worker: media.worker),
+                    sessionID: Self.sessionID(participant, connection: 2), sessionVersion: subscriber.sessionVersion)
+                subscriber.offer = offer
+                subscriber.offeredTracks = offeredTracks
+                media.subscriber = subscriber
+                state.participants[participant] = media
+                return (offer, nil)
+            } catch {
+                return (nil, error)
+            }
+        }
+        if let error = built.1 as? NegotiationError { throw error }
+        return built.0?.text
+    }
+
+    /// The next subscriber offer carries new ICE credentials (`restartIce`).
+    public func restartSubscriberICE(participant: ParticipantSID) {
+        state.withLock { state in
+            state.participants[participant]?.subscriber.local = .random()
+        }
+    }
+
+    /// Applies the client's answer to the offer in flight: creates the
+    /// subscriber connection on the first answer, restarts ICE when the
+    /// credentials changed, and starts or stops DownTracks to match the
+    /// accepted m-lines. Throws 53402 for an answer that does not fit.
+    public func applySubscriberAnswer(participant: ParticipantSID, sdp: String) async throws(NegotiationError) {
+        let plan = try state.withLock { state throws(NegotiationError) -> SubscriberPlan in
+            guard var media = state.participants[participant], let offer = media.subscriber.offer else {
+                throw .clientRemoteDescFailed("a subscribeAnswer without a subscribeOffer in flight")
+            }
+            var subscriber = media.subscriber
+            let answer = try offer.parseAnswer(sdp, previous: subscriber.answer)
+            let transport = subscriber.transport ?? TransportID(state.allocateTransport())
+            var wanted: [TrackSID: DownTrackPlan] = [:]
+            for (mid, trackSID) in subscriber.offeredTracks {
+                guard let negotiated = answer.media(withMID: mid), negotiated.isAccepted, let codec = negotiated.codec,
+                    let track = state.trackIDs[trackSID], let ssrcs = subscriber.ssrcs[trackSID]
+                else { continue }
+                let rtx = codec.rtxPayloadType != nil ? ssrcs.rtx : nil
+                var copies: [HeaderExtensionCopy] = []
+                if let theirs = negotiated.headerExtensions.audioLevel,
+                    let ours = state.publisherExtensions(of: trackSID)?.audioLevel
+                {
+                    copies.append(HeaderExtensionCopy(publisherID: ours, subscriberID: theirs))
+                }
+                wanted[trackSID] = DownTrackPlan(
+                    track: track, subscriber: transport, ssrc: ssrcs.primary, rtxSSRC: rtx,
+                    payloadType: codec.payloadType, rtxPayloadType: rtx == nil ? nil : codec.rtxPayloadType, mid: mid,
+                    extensionCopies: copies)
+            }
+            let removed = subscriber.applied.filter { wanted[$0.key] != $0.value }.map(\.value)
+            let added = wanted.filter { subscriber.applied[$0.key] != $0.value }.map(\.value)
+            let restart = subscriber.transportLocal.map { $0 != offer.transport.ice } ?? false
+            let extensions = answer.media.first(where: \.isAccepted)?.headerExtensions ?? NegotiatedHeaderExtensions()
+            let plan = SubscriberPlan(
+                worker: media.worker, room: media.room, transport: transport, isNew: subscriber.transport == nil,
+                local: offer.transport.ice, restart: restart, answer: answer, extensions: extensions,
+                removed: removed, added: added)
+            subscriber.transport = transport
+            subscriber.transportLocal = offer.transport.ice
+            subscriber.answer = answer
+            subscriber.offer = nil
+            subscriber.applied = wanted
+            media.subscriber = subscriber
+            state.participants[participant] = media
+            return plan
+        }
+        let certificate = self.certificate
+        let configuration = transportConfiguration
+        let logger = self.logger
+        await workers[plan.worker].perform { rooms in
+            let router = rooms.router(for: plan.room)
+            if plan.isNew {
+                do {
+                    let transport = try PeerTransport(
+                        certificate: certificate, localICE: plan.local, remote: plan.answer.remote,
+                        dtlsRole: plan.answer.dtlsRole, iceMode: .lite, configuration: configuration, now: MediaClock.now())
+                    rooms.add(
+                        MediaConnection(id: plan.transport, participant: participant, room: plan.room, role: .subscriber, transport: transport))
+                    try router.addSubscriber(
+                        transport: plan.transport, midExtensionID: plan.extensions.mid,
+                        transportCCExtensionID: plan.extensions.transportCC)
+                } catch {
+                    logger.error("\(participant.rawValue): subscriber connection not created: \(error)")
+                    return
+                }
+            } else if plan.restart {
+                rooms.restartICE(plan.transport, local: plan.local, remote: plan.answer.remote)
+            }
+            for downTrack in plan.removed {
+                rooms.removeDownTrack(track: downTrack.track, subscriber: downTrack.subscriber, in: plan.room)
+            }
+            for downTrack in plan.added { rooms.addDownTrack(downTrack, in: plan.room) }
+            rooms.touch(plan.room)
+        }
+    }
+}
+
+extension MediaPlane.State {
+    /// The header-extension IDs the publisher of `track` negotiated on the
+    /// track's m-line.
+    func publisherExtensions(of track: TrackSID) -> NegotiatedHeaderExtensions? {
+        for media in participants.values {
+            guard let publisher = media.publisher,
+                let mid = publisher.tracks.first(where: { $0.value.sid == track })?.key
+            else { continue }
+            return publisher.answer.media(withMID: mid)?.headerExtensions
+        }
+        return nil
+    }
+}
+
+struct SubscriberPlan: Sendable {
+    var worker: Int
+    var room: RoomSID
+    var transport: TransportID
+    var isNew: Bool
+    var local: ICECredentials
+    var restart: Bool
+    var answer: SubscriberAnswer
+    var extensions: NegotiatedHeaderExtensions
+    var removed: [DownTrackPlan]
+    var added: [DownTrackPlan]
+}

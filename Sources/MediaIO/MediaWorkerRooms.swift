@@ -1,0 +1,167 @@
+import Logging
+import Packets
+import Rooms
+import SFU
+import WebRTC
+
+/// Everything a media worker owns: the connections of the participants of
+/// its rooms and one `Router` per room (DESIGN.md, "One owner per state").
+/// It is the `MediaWorkerHandler` of the worker's thread; the control plane
+/// changes it only through jobs (`MediaPlane`).
+final class MediaWorkerRooms: MediaWorkerHandler {
+    let table = MediaConnectionTable()
+    private(set) var routers: [RoomSID: Router] = [:]
+    /// When each router wants `tick` next (now, after a command that may
+    /// have queued a keyframe request).
+    private var routerDeadlines: [RoomSID: MediaTime] = [:]
+    /// DownTracks waiting for their track's receiver.
+    var pendingDownTracks: [TrackID: [(RoomSID, DownTrackPlan)]] = [:]
+    private let events: @Sendable (MediaEvent) -> Void
+    let logger: Logger
+
+    init(events: @escaping @Sendable (MediaEvent) -> Void, logger: Logger) {
+        self.events = events
+        self.logger = logger
+    }
+
+    // MARK: - Commands (run as jobs on the worker thread)
+
+    /// The room's router, created on first use. `ntpAtZero` ties the
+    /// monotonic clock to wall-clock NTP time for sender reports.
+    func router(for room: RoomSID) -> Router {
+        if let router = routers[room] { return router }
+        let router = Router(ntpAtZero: NTPClock.ntpAtMonotonicZero())
+        routers[room] = router
+        routerDeadlines[room] = MediaClock.now()
+        return router
+    }
+
+    /// The router wants a `tick` soon (a command may have asked for a PLI).
+    func touch(_ room: RoomSID) {
+        routerDeadlines[room] = MediaClock.now()
+    }
+
+    func add(_ connection: MediaConnection) {
+        table.add(connection)
+    }
+
+    func connection(_ id: TransportID) -> MediaConnection? { table.byID[id] }
+
+    func removeConnection(_ id: TransportID) {
+        guard let connection = table.byID[id] else { return }
+        if let router = routers[connection.room] {
+            switch connection.role {
+            case .publisher: router.removePublisher(transport: id)
+            case .subscriber: router.removeSubscriber(transport: id)
+            }
+        }
+        table.remove(id)
+    }
+
+    /// A room with no connections left loses its router.
+    func dropRouterIfUnused(_ room: RoomSID) {
+        guard !table.byID.values.contains(where: { $0.room == room }) else { return }
+        routers[room] = nil
+        routerDeadlines[room] = nil
+    }
+
+    func restartICE(_ id: TransportID, local: ICECredentials, remote: RemoteTransportParameters) {
+        guard let connection = table.byID[id] else { return }
+        table.byUfrag = table.byUfrag.filter { $0.value != id }
+        connection.transport.restartICE(local: local, remote: remote)
+        table.byUfrag[local.ufrag] = id
+    }
+
+    var counters: MediaWorkerCounters { table.counters }
+
+    // MARK: - The packet path
+
+    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) {
+        var sink = ConnectionSink(connections: table, egress: egress)
+        for index in 0..<count {
+            table.counters.received &+= 1
+            let length = ring.length(index)
+            guard length > 0, let source = ring.address(index) else {
+                table.counters.truncated &+= 1
+                continue
+            }
+            let buffer = ring.buffer(index)
+            guard let connection = table.lookup(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), from: source) else {
+                table.counters.unknownTuple &+= 1
+                continue
+            }
+            switch connection.transport.receive(buffer, length: length, from: source, now: now) {
+            case .rtp(let plain):
+                guard connection.role == .publisher, let router = routers[connection.room] else {
+                    table.counters.unexpected &+= 1
+                    break
+                }
+                router.receiveRTP(buffer, length: plain, from: connection.id, now: now, into: &sink)
+            case .rtcp(let plain):
+                guard let router = routers[connection.room] else {
+                    table.counters.unexpected &+= 1
+                    break
+                }
+                router.receiveRTCP(buffer, length: plain, from: connection.id, now: now, into: &sink)
+            case .handled:
+                drainControl(connection, egress: egress)
+            case .dropped:
+                break  // counted by the transport
+            }
+        }
+    }
+
+    func fireTimers(now: MediaTime, egress: EgressQueue) -> MediaTime {
+        // 100 ms at the latest: the worker's own cap on waiting.
+        var next = now.adding(milliseconds: 100)
+        for connection in table.byID.values {
+            if let due = connection.transport.nextTimeout {
+                if due <= now {
+                    connection.transport.handleTimeout(now: now)
+                    drainControl(connection, egress: egress)
+                }
+                if let again = connection.transport.nextTimeout, again < next { next = max(again, now) }
+            }
+        }
+        var sink = ConnectionSink(connections: table, egress: egress)
+        for (room, router) in routers {
+            var deadline = routerDeadlines[room] ?? now
+            if deadline <= now {
+                deadline = router.tick(now: now, into: &sink)
+                routerDeadlines[room] = deadline
+            }
+            if deadline < next { next = deadline }
+        }
+        return next
+    }
+
+    /// Sends what the transport queued (STUN responses, DTLS flights) and
+    /// acts on its events: a validated address joins the demux table.
+    private func drainControl(_ connection: MediaConnection, egress: EgressQueue) {
+        while let (datagram, destination) = connection.transport.pollTransmit() {
+            datagram.withUnsafeBytes { egress.enqueue(copying: $0, to: destination) }
+        }
+        while let event = connection.transport.pollEvent() {
+            switch event {
+            case .addressValidated(let address):
+                table.byAddress[address] = connection.id
+            case .selected(let address):
+                logger.debug("\(connection.participant.rawValue) \(connection.role.rawValue): sending to \(address)")
+            case .connected(let profile):
+                logger.debug("\(connection.participant.rawValue) \(connection.role.rawValue): DTLS-SRTP up (\(profile))")
+                if !connection.reportedConnected {
+                    connection.reportedConnected = true
+                    events(.connected(participant: connection.participant, connection: connection.role))
+                }
+                // Keyframes for what this connection starts to receive.
+                touch(connection.room)
+            case .failed(let error):
+                guard !connection.reportedFailure else { break }
+                connection.reportedFailure = true
+                events(.failed(participant: connection.participant, connection: connection.role, code: error.code, message: error.message))
+            case .closedByPeer:
+                logger.debug("\(connection.participant.rawValue) \(connection.role.rawValue): DTLS close_notify")
+            }
+        }
+    }
+}
