@@ -205,15 +205,15 @@ public final class DTLSEndpoint {
     private func advance(now: MediaTime) {
         guard let ssl, !isConnected, !isFinished else { return }
         let result = SSL_do_handshake(ssl)
+        // Whatever the outcome, OpenSSL may have written a flight or an alert.
+        flush()
         if result == 1 {
-            flush()
             finishHandshake(ssl)
             // Records behind Finished in the same datagram (rare): read them.
             if isConnected { readApplicationData(ssl) }
         } else {
             let error = SSL_get_error(ssl, result)
             if error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE {
-                flush()  // an alert to the peer, if OpenSSL wrote one
                 fail("DTLS handshake failed (SSL error \(error)): \(OpenSSLErrorQueue.drain())")
             }
         }

@@ -64,17 +64,45 @@ import Testing
     }
 
     @Test func fragmentedClientHelloIsReassembled() throws {
-        let (client, server) = try DTLSEndpointTests.endpoints(clientMTU: DTLSEndpoint.minimumMTU)
+        let (client, server) = try DTLSEndpointTests.endpoints()
+        let fragmenter = ClientHelloFragmenter()
         client.start(now: .seconds(1))
-        var hello: [[UInt8]] = []
-        while let datagram = client.pollDatagram() { hello.append(datagram) }
-        try #require(hello.count >= 2, "ClientHello of \(hello.map(\.count)) bytes did not need fragments")
+        let hello = try #require(client.pollDatagram())
+        let pieces = fragmenter.process(hello)
+        try #require(pieces.count == 2)
         // The first fragment alone gets no answer: the server waits for the rest.
-        hello[0].withUnsafeBytes { _ = server.receive($0, now: .seconds(1)) }
+        #expect(pieces[0].withUnsafeBytes { server.receive($0, now: .seconds(1)) })
         #expect(server.pollDatagram() == nil)
-        for fragment in hello.dropFirst() { fragment.withUnsafeBytes { _ = server.receive($0, now: .seconds(1)) } }
-        DTLSEndpointTests.shuttle(client, server)
+        #expect(pieces[1].withUnsafeBytes { server.receive($0, now: .seconds(1)) })
+        var moved = true
+        while moved {
+            moved = false
+            while let datagram = server.pollDatagram() {
+                moved = true
+                datagram.withUnsafeBytes { _ = client.receive($0, now: .seconds(1)) }
+            }
+            while let datagram = client.pollDatagram() {
+                moved = true
+                for piece in fragmenter.process(datagram) {
+                    piece.withUnsafeBytes { _ = server.receive($0, now: .seconds(1)) }
+                }
+            }
+        }
         #expect(client.isConnected && server.isConnected)
+    }
+
+    @Test func smallestMTUFragmentsTheServersFlight() throws {
+        let client = try DTLSEndpoint(
+            certificate: TestCertificates.client, role: .client, remoteFingerprintAlgorithm: "sha-256",
+            remoteFingerprint: TestCertificates.server.fingerprint, mtu: DTLSEndpoint.minimumMTU)
+        let server = try DTLSEndpoint(
+            certificate: TestCertificates.server, role: .server, remoteFingerprintAlgorithm: "sha-256",
+            remoteFingerprint: TestCertificates.client.fingerprint, mtu: DTLSEndpoint.minimumMTU)
+        client.start(now: .seconds(1))
+        let sent = DTLSEndpointTests.shuttle(client, server)
+        #expect(client.isConnected && server.isConnected)
+        #expect(sent.server.count >= 4)  // ~660 bytes of flight 2 in 256-byte datagrams + Finished
+        #expect((sent.client + sent.server).allSatisfy { $0.count <= DTLSEndpoint.minimumMTU })
     }
 
     @Test func fingerprintMismatchFails() throws {

@@ -28,12 +28,14 @@ final class TransportPair {
     var toClient: [[UInt8]] = []
     /// When false, what the client sends is lost (silence for consent tests).
     var clientToServerOpen = true
+    /// Rewrites what the client sends (e.g. fragments its ClientHello).
+    var clientToServerFilter: ClientHelloFragmenter?
     /// Receive results at the server, by kind of traffic.
     var serverResults: [TransportReceiveResult] = []
     var clientResults: [TransportReceiveResult] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
 
-    init(serverDTLSRole: DTLSRole = .server, clientMTU: Int = 1200,
+    init(serverDTLSRole: DTLSRole = .server, clientMTU: Int = 1200, serverMTU: Int = 1200,
          serverExpectsFingerprint: String? = nil, consentTimeout: Duration = .seconds(30),
          clientProfiles: [SRTPProfile] = SRTPProfile.allCases) throws {
         let serverRemote = RemoteTransportParameters(
@@ -44,7 +46,7 @@ final class TransportPair {
         server = try PeerTransport(
             certificate: TestCertificates.server, localICE: serverICE, remote: serverRemote,
             dtlsRole: serverDTLSRole, iceMode: .lite,
-            configuration: PeerTransportConfiguration(consentTimeout: consentTimeout), now: now)
+            configuration: PeerTransportConfiguration(consentTimeout: consentTimeout, mtu: serverMTU), now: now)
         client = try PeerTransport(
             certificate: TestCertificates.client, localICE: clientICE, remote: clientRemote,
             dtlsRole: serverDTLSRole == .server ? .client : .server, iceMode: .controlling(remote: serverAddress),
@@ -63,8 +65,10 @@ final class TransportPair {
                 moved = true
                 #expect(destination == serverAddress)
                 guard clientToServerOpen else { continue }
-                toServer.append(datagram)
-                serverResults.append(receive(datagram, at: server, from: clientAddress))
+                for piece in clientToServerFilter?.process(datagram) ?? [datagram] {
+                    toServer.append(piece)
+                    serverResults.append(receive(piece, at: server, from: clientAddress))
+                }
             }
             while let (datagram, destination) = server.pollTransmit() {
                 moved = true

@@ -258,17 +258,30 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
             == .rtp(length: 112))
     }
 
-    @Test func aClientHelloInSeveralDatagramsCompletes() throws {
-        let pair = try TransportPair(clientMTU: DTLSEndpoint.minimumMTU)
+    @Test func aClientHelloInTwoDatagramsCompletes() throws {
+        let pair = try TransportPair()
+        let fragmenter = ClientHelloFragmenter()
+        pair.clientToServerFilter = fragmenter
+        pair.connect()
+        #expect(fragmenter.splits == 1)
+        #expect(pair.server.isConnected && pair.client.isConnected)
+        // The server saw the ClientHello as two DTLS datagrams, each a fragment.
+        let dtls = pair.toServer.filter { (20...63).contains($0[0]) }
+        #expect(dtls.count >= 3)
+        #expect(dtls.prefix(2).allSatisfy { $0[13] == 1 })
+        #expect(pair.server.counters.dtlsHandled == UInt64(dtls.count))
+        #expect(pair.server.counters.dropped == 0)
+    }
+
+    @Test func smallMTUFragmentsFlightsAndBothSidesReassemble() throws {
+        // OpenSSL's smallest MTU (256) on both sides: the server's ~660-byte
+        // flight (certificate) goes out in fragments the client reassembles.
+        let pair = try TransportPair(clientMTU: DTLSEndpoint.minimumMTU, serverMTU: DTLSEndpoint.minimumMTU)
         pair.connect()
         #expect(pair.server.isConnected && pair.client.isConnected)
-        // The client's first DTLS flight (the ClientHello) came in more than one datagram.
-        let dtls = pair.toServer.filter { (20...63).contains($0[0]) }  // RFC 7983: DTLS
-        #expect(dtls.count >= 2)
-        let firstTwo = dtls.prefix(2)
-        #expect(firstTwo.allSatisfy { $0.count <= DTLSEndpoint.minimumMTU })
-        // Handshake type 1 (ClientHello) in both: a fragmented message.
-        #expect(firstTwo.allSatisfy { $0[13] == 1 })
+        let dtlsToClient = pair.toClient.filter { (20...63).contains($0[0]) }
+        #expect(dtlsToClient.count >= 3)
+        #expect((pair.toServer + pair.toClient).allSatisfy { $0.count <= DTLSEndpoint.minimumMTU })
     }
 
     @Test func iceRestartKeepsMediaFlowing() throws {
