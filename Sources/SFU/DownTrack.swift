@@ -1,0 +1,145 @@
+import Packets
+import WebRTC
+
+/// One track as one subscriber receives it: the subscriber connection's
+/// SSRC, payload type and header extension IDs, the munger that keeps its
+/// numbering continuous, its RTX stream, its stats. The router decides
+/// (`RTPMunger.translate`), the DownTrack writes (`write`).
+public final class DownTrack {
+    public let track: TrackID
+    public let subscriber: TransportID
+    public let kind: MediaKind
+    public let ssrc: SSRC
+    /// Repairs go here (RTX, RFC 4588) when the subscriber accepted RTX.
+    public let rtxSSRC: SSRC?
+    public let payloadType: UInt8
+    public let rtxPayloadType: UInt8?
+    /// This m-line's mid in the subscriber's SDP, for the mid extension.
+    let mid: [UInt8]
+    let extensionCopies: [HeaderExtensionCopy]
+    public internal(set) var munger: RTPMunger
+    public internal(set) var stats = DownTrackStats()
+    var rtxSequence: UInt16
+    /// SR counters (RFC 3550 6.4.1: payload octets).
+    var packetCount: UInt32 = 0
+    var octetCount: UInt32 = 0
+    /// The middle 32 bits of our last SR's NTP time: RR's LSR echoes it.
+    var lastSenderReportNTP: UInt32?
+    unowned let receiver: Receiver
+    unowned let session: SubscriberSession
+    /// The two-byte extension form is needed (an ID above 14, a mid longer
+    /// than 16 bytes); otherwise the one-byte form (RFC 8285).
+    let twoByteExtensions: Bool
+
+    init(
+        track: TrackID, receiver: Receiver, session: SubscriberSession, ssrc: SSRC, rtxSSRC: SSRC?,
+        payloadType: UInt8, rtxPayloadType: UInt8?, mid: String?, extensionCopies: [HeaderExtensionCopy],
+        initialSequenceNumber: UInt16
+    ) {
+        self.track = track
+        self.subscriber = session.transport
+        self.kind = receiver.kind
+        self.ssrc = ssrc
+        self.rtxSSRC = rtxPayloadType == nil ? nil : rtxSSRC
+        self.payloadType = payloadType
+        self.rtxPayloadType = rtxSSRC == nil ? nil : rtxPayloadType
+        self.mid = mid.map { Array($0.utf8) } ?? []
+        self.extensionCopies = extensionCopies
+        self.receiver = receiver
+        self.session = session
+        self.munger = RTPMunger(
+            clockRate: receiver.clockRate, startsOnKeyframe: receiver.kind == .video,
+            initialSequenceNumber: initialSequenceNumber)
+        self.rtxSequence = initialSequenceNumber &+ 0x8000
+        var ids: [UInt8] = extensionCopies.map(\.subscriberID)
+        if let id = session.midExtensionID, !self.mid.isEmpty { ids.append(id) }
+        if let id = session.transportCCExtensionID { ids.append(id) }
+        self.twoByteExtensions = ids.contains { $0 > 14 } || self.mid.count > 16
+    }
+
+    /// Writes the copy of `source` that `parameters` describe into `slot`:
+    /// a fresh header (this subscriber's SSRC, PT, numbers, and only the
+    /// extensions it negotiated), then the payload and padding. As an RTX
+    /// packet (RFC 4588: RTX SSRC, PT and own sequence, then the original
+    /// sequence number before the payload) when `asRTX`. Returns the
+    /// packet's length, or nil when it does not fit the slot.
+    func write(
+        _ source: RTPPacketView, payloadOffset: Int, parameters: ForwardParameters, asRTX: Bool,
+        transportSequence: UInt16, into slot: UnsafeMutableRawBufferPointer
+    ) -> Int? {
+        let body = UnsafeRawBufferPointer(rebasing: source.bytes[payloadOffset...])
+        guard slot.count >= 16 &+ body.count else { return nil }
+        let rtx = asRTX && rtxSSRC != nil
+        slot[0] = 0x80 | (source.hasPadding ? 0x20 : 0)
+        slot[1] = (source.marker ? 0x80 : 0) | (rtx ? rtxPayloadType! : payloadType)
+        slot.sfuSetU16(rtx ? rtxSequence : parameters.sequenceNumber, at: 2)
+        slot.sfuSetU32(parameters.timestamp, at: 4)
+        slot.sfuSetU32((rtx ? rtxSSRC! : ssrc).rawValue, at: 8)
+
+        // Extensions: header word at 12, elements from 16.
+        var offset = 16
+        let limit = slot.count &- body.count &- 2
+        var wroteAny = false
+        func element(_ id: UInt8, _ count: Int) -> Int? {
+            if twoByteExtensions {
+                guard count <= 255, offset &+ 2 &+ count <= limit else { return nil }
+                slot[offset] = id
+                slot[offset &+ 1] = UInt8(truncatingIfNeeded: count)
+                offset &+= 2
+            } else {
+                guard (1...16).contains(count), offset &+ 1 &+ count <= limit else { return nil }
+                slot[offset] = id << 4 | UInt8(truncatingIfNeeded: count &- 1)
+                offset &+= 1
+            }
+            let start = offset
+            offset &+= count
+            wroteAny = true
+            return start
+        }
+        if let id = session.midExtensionID, !mid.isEmpty, let start = element(id, mid.count) {
+            mid.withUnsafeBytes {
+                UnsafeMutableRawBufferPointer(rebasing: slot[start..<(start &+ $0.count)]).copyMemory(from: $0)
+            }
+        }
+        if let id = session.transportCCExtensionID, let start = element(id, 2) {
+            slot.sfuSetU16(transportSequence, at: start)
+        }
+        for copy in extensionCopies {
+            guard let value = source.extensionValue(id: copy.publisherID),
+                let start = element(copy.subscriberID, value.count)
+            else { continue }
+            UnsafeMutableRawBufferPointer(rebasing: slot[start..<(start &+ value.count)]).copyMemory(from: value)
+        }
+        if wroteAny {
+            while offset & 3 != 0 {
+                slot[offset] = 0
+                offset &+= 1
+            }
+            slot.sfuSetU16(
+                twoByteExtensions ? RTPHeaderExtensionForm.twoByteProfile : RTPHeaderExtensionForm.oneByteProfile,
+                at: 12)
+            slot.sfuSetU16(UInt16(truncatingIfNeeded: (offset &- 16) / 4), at: 14)
+            slot[0] |= 0x10
+        } else {
+            offset = 12
+        }
+        if rtx {
+            slot.sfuSetU16(parameters.sequenceNumber, at: offset)
+            offset &+= 2
+        }
+        guard offset &+ body.count <= slot.count else { return nil }
+        let payloadStart = offset
+        UnsafeMutableRawBufferPointer(rebasing: slot[offset..<(offset &+ body.count)]).copyMemory(from: body)
+        offset &+= body.count
+        if parameters.pictureID != nil || parameters.tl0PicIdx != nil {
+            let payload = UnsafeMutableRawBufferPointer(
+                rebasing: slot[payloadStart..<(offset &- source.paddingLength)])
+            // The descriptor was validated when the packet came in; the copy
+            // has the same bytes at the same offsets.
+            try? VP8PayloadDescriptor.rewrite(
+                payload, pictureID: parameters.pictureID, tl0PicIdx: parameters.tl0PicIdx)
+        }
+        if rtx { rtxSequence &+= 1 }
+        return offset
+    }
+}

@@ -1,0 +1,185 @@
+import Packets
+import WebRTC
+
+/// One published track as the router receives it: its SSRCs (declared, or
+/// learned from the MID extension that Chrome sends only on about the first
+/// 60 packets), its numbering, reception statistics for RTCP RR, the
+/// history NACKs are answered from, and the DownTracks it fans out to.
+///
+/// The receiver numbers packets for its subscribers in one space (the
+/// "compacted" sequence): the publisher's extended numbers minus the
+/// padding-only probes dropped in order, continued with a jump of 1,024
+/// when the publisher's SSRC changes (a restart), so a late packet of the
+/// old source can never take a number of the new one.
+public final class Receiver {
+    public let track: TrackID
+    public let publisher: TransportID
+    public let kind: MediaKind
+    public let mid: String
+    let midBytes: [UInt8]
+    public let payloadType: UInt8
+    public let rtxPayloadType: UInt8?
+    public let clockRate: UInt32
+    public internal(set) var primarySSRC: SSRC?
+    public internal(set) var rtxSSRC: SSRC?
+    /// Enabled by its publisher and not interrupted (PROTOCOL.md 3.3).
+    public internal(set) var isForwarding = true
+    public internal(set) var stats = ReceiverStats()
+
+    var downTracks: [DownTrack] = []
+    var window = SequenceWindow()
+    var unwrapper = SequenceNumberUnwrapper()
+    var reception: ReceptionStatistics
+    /// Bumped on every source change; DownTracks resync when they see it.
+    var epoch: UInt32 = 0
+    /// Added to the compacted number: moves the numbering on at a source change.
+    var sequenceBase: UInt64 = 0
+    var awaitingFirstPacketOfEpoch = false
+    var highestSequence: UInt64?
+    let history: PacketHistory?
+    /// A keyframe is wanted (subscriber joined, track enabled, a gap).
+    var keyframeWanted = false
+    var lastKeyframeRequest: MediaTime?
+    /// The publisher's last SR on the primary SSRC: NTP and RTP time, and
+    /// when it arrived (for RR's LSR/DLSR and for our SRs' RTP times).
+    var lastSenderReport: (ntp: UInt64, rtp: UInt32, arrival: MediaTime)?
+
+    init(
+        track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,
+        rtxPayloadType: UInt8?, primarySSRC: SSRC?, rtxSSRC: SSRC?, clockRate: UInt32
+    ) {
+        self.track = track
+        self.publisher = publisher
+        self.kind = kind
+        self.mid = mid
+        self.midBytes = Array(mid.utf8)
+        self.payloadType = payloadType
+        self.rtxPayloadType = rtxPayloadType
+        self.primarySSRC = primarySSRC
+        self.rtxSSRC = rtxSSRC
+        self.clockRate = clockRate
+        self.reception = ReceptionStatistics(clockRate: clockRate)
+        self.history = kind == .video ? PacketHistory() : nil
+    }
+
+    /// The publisher's stream restarted under a new SSRC: new numbering,
+    /// new statistics, and subscribers resync at the next keyframe.
+    func switchSource() {
+        epoch &+= 1
+        awaitingFirstPacketOfEpoch = true
+        window.reset()
+        unwrapper = SequenceNumberUnwrapper()
+        reception = ReceptionStatistics(clockRate: clockRate)
+        lastSenderReport = nil
+        stats.sourceChanges &+= 1
+    }
+
+    /// What the router does with one packet of this track.
+    enum Outcome {
+        case drop(DropReason)
+        case forward(ForwardInput)
+    }
+
+    /// Places one packet (a media packet, or an RTX packet whose original
+    /// sequence number is `sequenceNumber` and whose payload starts at
+    /// `payloadOffset`), updates statistics and history, and says whether it
+    /// goes on to the DownTracks.
+    func receive(
+        _ packet: RTPPacketView, payloadOffset: Int, sequenceNumber: UInt16, retransmitted: Bool, now: MediaTime
+    ) -> Outcome {
+        let extended = unwrapper.extended(sequenceNumber)
+        let placement = window.place(extended)
+        let compacted: UInt64
+        switch placement {
+        case .tooOld: return .drop(.tooOld)
+        case .duplicate:
+            if retransmitted {
+                stats.rtxProbesDropped &+= 1
+                return .drop(.rtxProbe)
+            }
+            stats.duplicates &+= 1
+            return .drop(.duplicate)
+        case .new(let value): compacted = value
+        }
+        let payloadCount = packet.bytes.count &- payloadOffset &- packet.paddingLength
+        let isNewest = window.highest.map { extended > $0 } ?? true
+        if payloadCount <= 0 && isNewest {
+            // A probe in order: drop it and close the numbering behind it. (A
+            // late one fills a hole the subscribers already count, so it goes
+            // on like media.)
+            _ = unwrapper.unwrap(sequenceNumber)
+            window.record(extended, droppedPadding: true)
+            reception.record(
+                extendedSequence: extended, timestamp: packet.timestamp, arrival: now.nanoseconds, retransmitted: true)
+            stats.paddingDropped &+= 1
+            return .drop(retransmitted ? .rtxProbe : .padding)
+        }
+        var input = ForwardInput(sequence: 0, timestamp: packet.timestamp, epoch: epoch)
+        if kind == .video && payloadCount > 0 {
+            let payload = UnsafeRawBufferPointer(
+                rebasing: packet.bytes[payloadOffset..<(payloadOffset &+ payloadCount)])
+            guard let descriptor = try? VP8PayloadDescriptor(validating: payload) else { return .drop(.malformed) }
+            input.isKeyframe = descriptor.isKeyframe
+            input.pictureID = descriptor.pictureID
+            input.tl0PicIdx = descriptor.tl0PicIdx
+        }
+        _ = unwrapper.unwrap(sequenceNumber)
+        window.record(extended, droppedPadding: false)
+        reception.record(
+            extendedSequence: extended, timestamp: packet.timestamp, arrival: now.nanoseconds,
+            retransmitted: retransmitted || payloadCount <= 0)
+        if awaitingFirstPacketOfEpoch {
+            // Continue 1,024 past the old source's newest number.
+            sequenceBase = (highestSequence ?? 0) &+ UInt64(SequenceWindow.size) &+ 1 &- compacted
+            awaitingFirstPacketOfEpoch = false
+        }
+        let sequence = compacted &+ sequenceBase
+        if highestSequence == nil || sequence > highestSequence! { highestSequence = sequence }
+        input.sequence = sequence
+        if input.isKeyframe {
+            stats.keyframes &+= 1
+            keyframeWanted = false
+        }
+        stats.packets &+= 1
+        stats.bytes &+= UInt64(packet.bytes.count)
+        history?.store(packet.bytes, payloadOffset: payloadOffset, sequence: sequence)
+        return .forward(input)
+    }
+
+    /// The munger input for a packet out of the history (retransmission).
+    func historyInput(_ packet: RTPPacketView, payloadOffset: Int, sequence: UInt64) -> ForwardInput {
+        var input = ForwardInput(sequence: sequence, timestamp: packet.timestamp, epoch: epoch)
+        let end = packet.bytes.count &- packet.paddingLength
+        if kind == .video, end > payloadOffset,
+            let descriptor = try? VP8PayloadDescriptor(
+                validating: UnsafeRawBufferPointer(rebasing: packet.bytes[payloadOffset..<end]))
+        {
+            input.pictureID = descriptor.pictureID
+            input.tl0PicIdx = descriptor.tl0PicIdx
+        }
+        return input
+    }
+
+    /// The RR block on the primary SSRC, moving the fraction-lost interval
+    /// on; nil before any packet.
+    func takeReceptionReport(now: MediaTime) -> ReceptionReport? {
+        guard let ssrc = primarySSRC, reception.baseSequence != nil else { return nil }
+        let fraction = reception.takeFractionLost()
+        var lastSR: UInt32 = 0
+        var delay: UInt32 = 0
+        if let sr = lastSenderReport {
+            lastSR = UInt32(truncatingIfNeeded: sr.ntp >> 16)
+            // DLSR in 1/65536 s.
+            delay = UInt32(truncatingIfNeeded: (now.nanoseconds(since: sr.arrival) << 16) / 1_000_000_000)
+        }
+        stats.lost = reception.cumulativeLost
+        stats.fractionLost = fraction
+        stats.jitter = reception.jitter
+        stats.jitterSeconds = Double(reception.jitter) / Double(clockRate)
+        return ReceptionReport(
+            ssrc: ssrc, fractionLost: fraction, cumulativeLost: reception.cumulativeLost,
+            // Our extended numbers start at cycle 1 (SequenceNumberUnwrapper); RTCP's at 0.
+            extendedHighestSequence: UInt32(truncatingIfNeeded: reception.highestSequence &- 0x1_0000),
+            jitter: reception.jitter, lastSR: lastSR, delaySinceLastSR: delay)
+    }
+}

@@ -1,0 +1,121 @@
+import Packets
+import WebRTC
+
+extension Router {
+    /// One plaintext RTP packet from a publisher connection (SRTP already
+    /// removed in place): routed to its receiver, and a rewritten copy
+    /// written into `sink` for each DownTrack that forwards it. Anything
+    /// wrong with it is dropped and counted, never thrown. Allocates nothing
+    /// once the packet's SSRC is known.
+    public func receiveRTP(
+        _ packet: UnsafeMutableRawBufferPointer, length: Int, from publisher: TransportID, now: MediaTime,
+        into sink: inout some PacketSink
+    ) {
+        guard length >= 0, length <= packet.count,
+            let view = try? RTPPacketView(validating: UnsafeRawBufferPointer(rebasing: packet[0..<length]))
+        else {
+            counters.drop(.malformed)
+            return
+        }
+        guard let session = publishers[publisher] else {
+            counters.drop(.unknownTransport)
+            return
+        }
+        // Every packet counts for congestion control, probes included: the
+        // sender's estimate is built on them.
+        if let recorder = session.transportCC, let id = session.transportCCExtensionID,
+            let value = view.extensionValue(id: id), value.count == 2
+        {
+            recorder.record(value.sfuU16(0), at: now)
+        }
+        guard let route = routes[Self.key(publisher, view.ssrc)] ?? learnRoute(view, session: session) else {
+            counters.drop(.unknownSSRC)
+            return
+        }
+        let receiver = route.receiver
+        var sequenceNumber = view.sequenceNumber
+        var payloadOffset = view.headerLength
+        if route.isRTX {
+            // RFC 4588: the original sequence number, then the payload. An
+            // RTX packet with nothing in it is a bandwidth probe.
+            let payload = view.payload
+            guard payload.count >= 2 else {
+                counters.drop(payload.isEmpty ? .rtxProbe : .malformed)
+                receiver.stats.rtxProbesDropped &+= 1
+                return
+            }
+            sequenceNumber = payload.sfuU16(0)
+            payloadOffset &+= 2
+        }
+        counters.packetsReceived[receiver.kind.rawValue] &+= 1
+        switch receiver.receive(
+            view, payloadOffset: payloadOffset, sequenceNumber: sequenceNumber, retransmitted: route.isRTX, now: now)
+        {
+        case .drop(let reason):
+            counters.drop(reason)
+        case .forward(let input):
+            guard receiver.isForwarding else {
+                counters.drop(.disabled)
+                return
+            }
+            for downTrack in receiver.downTracks {
+                forward(view, payloadOffset: payloadOffset, input: input, to: downTrack, now: now, into: &sink)
+            }
+        }
+    }
+
+    /// Decide, then act: the munger's decision for this subscriber, then the
+    /// write into the sink.
+    @inline(__always)
+    func forward(
+        _ view: RTPPacketView, payloadOffset: Int, input: ForwardInput, to downTrack: DownTrack, now: MediaTime,
+        into sink: inout some PacketSink
+    ) {
+        switch downTrack.munger.translate(input, now: now) {
+        case .drop(let reason):
+            downTrack.stats.dropped &+= 1
+            switch reason {
+            case .paused: counters.drop(.paused)
+            case .tooOld: counters.drop(.tooOld)
+            case .waitingForKeyframe:
+                counters.drop(.waitingForKeyframe)
+                requestKeyframe(downTrack.receiver, now: now, into: &sink)
+            }
+        case .forward(let parameters):
+            guard let length = send(view, payloadOffset: payloadOffset, parameters: parameters, asRTX: false,
+                                    downTrack: downTrack, into: &sink)
+            else { return }
+            let kind = downTrack.kind.rawValue
+            counters.packetsForwarded[kind] &+= 1
+            counters.bytesForwarded[kind] &+= UInt64(length)
+            downTrack.stats.packets &+= 1
+            downTrack.stats.bytes &+= UInt64(length)
+            downTrack.packetCount &+= 1
+            downTrack.octetCount &+= UInt32(truncatingIfNeeded: view.bytes.count &- payloadOffset &- view.paddingLength)
+        }
+    }
+
+    /// Writes one copy into a slot of the subscriber's connection and
+    /// commits it; the length, or nil when dropped (no slot, too large).
+    func send(
+        _ view: RTPPacketView, payloadOffset: Int, parameters: ForwardParameters, asRTX: Bool,
+        downTrack: DownTrack, into sink: inout some PacketSink
+    ) -> Int? {
+        let transport = downTrack.subscriber
+        guard let slot = sink.slot(for: transport) else {
+            counters.drop(.noSlot)
+            return nil
+        }
+        let session = downTrack.session
+        guard let length = downTrack.write(
+            view, payloadOffset: payloadOffset, parameters: parameters, asRTX: asRTX,
+            transportSequence: session.transportSequence, into: slot)
+        else {
+            counters.drop(.tooLarge)
+            return nil
+        }
+        if session.transportCCExtensionID != nil { session.transportSequence &+= 1 }
+        sink.commit(transport: transport, length: length, kind: .rtp)
+        return length
+    }
+}

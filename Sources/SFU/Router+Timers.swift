@@ -1,0 +1,140 @@
+import Packets
+import WebRTC
+
+extension Router {
+    /// Sends what is due at `now`: pending keyframe requests, transport-cc
+    /// feedback to each publisher that negotiated it (every 50 ms), and
+    /// every second an RR per publisher and an SR per DownTrack that has
+    /// sent. Returns when to call again. Call it also after control commands.
+    public func tick(now: MediaTime, into sink: inout some PacketSink) -> MediaTime {
+        var deadline = now.adding(nanoseconds: reportInterval)
+
+        for receiver in receivers.values where receiver.keyframeWanted && receiver.isForwarding {
+            if let last = receiver.lastKeyframeRequest,
+                now.nanoseconds(since: last) < keyframeRequestInterval
+            {
+                deadline = min(deadline, last.adding(nanoseconds: keyframeRequestInterval))
+            } else {
+                sendPLI(receiver, now: now, into: &sink)
+            }
+        }
+
+        if publishers.values.contains(where: { $0.transportCC != nil }) {
+            if nextFeedback == nil || now >= nextFeedback! {
+                for session in publishers.values { sendTransportCCFeedback(session, into: &sink) }
+                nextFeedback = now.adding(nanoseconds: transportCCFeedbackInterval)
+            }
+            deadline = min(deadline, nextFeedback!)
+        }
+
+        if let next = nextReport, now < next {
+            deadline = min(deadline, next)
+        } else {
+            if nextReport != nil {
+                for session in publishers.values { sendReceiverReports(session, now: now, into: &sink) }
+                for session in subscribers.values { sendSenderReports(session, now: now, into: &sink) }
+            }
+            nextReport = now.adding(nanoseconds: reportInterval)
+            deadline = min(deadline, nextReport!)
+        }
+        return deadline
+    }
+
+    func sendTransportCCFeedback(_ session: PublisherSession, into sink: inout some PacketSink) {
+        guard let recorder = session.transportCC else { return }
+        let mediaSSRC = session.receivers.lazy.compactMap(\.primarySSRC).first ?? SSRC(0)
+        // A few rounds at most: 500 packets each.
+        var rounds = 0
+        while rounds < 4, let feedback = recorder.nextFeedback(senderSSRC: session.rtcpSSRC, mediaSSRC: mediaSSRC) {
+            rounds += 1
+            guard let slot = sink.slot(for: session.transport) else {
+                counters.drop(.noSlot)
+                return
+            }
+            guard let length = try? feedback.write(to: slot) else {
+                counters.drop(.tooLarge)
+                continue
+            }
+            sink.commit(transport: session.transport, length: length, kind: .rtcp)
+            counters.transportCCFeedbackSent &+= 1
+            counters.rtcpSent &+= 1
+        }
+    }
+
+    /// One RR (up to 31 blocks per packet, RFC 3550) for the publisher's tracks.
+    func sendReceiverReports(_ session: PublisherSession, now: MediaTime, into sink: inout some PacketSink) {
+        let blocks = session.receivers.compactMap { $0.takeReceptionReport(now: now) }
+        guard !blocks.isEmpty else { return }
+        var start = 0
+        while start < blocks.count {
+            let end = min(blocks.count, start + 31)
+            let report = ReceiverReport(ssrc: session.rtcpSSRC, reports: Array(blocks[start..<end]))
+            start = end
+            guard let slot = sink.slot(for: session.transport) else {
+                counters.drop(.noSlot)
+                return
+            }
+            guard let length = try? report.write(to: slot) else {
+                counters.drop(.tooLarge)
+                continue
+            }
+            sink.commit(transport: session.transport, length: length, kind: .rtcp)
+            counters.rtcpSent &+= 1
+        }
+    }
+
+    /// SRs for the subscriber's DownTracks that have sent, packed as many to
+    /// a datagram as fit.
+    func sendSenderReports(_ session: SubscriberSession, now: MediaTime, into sink: inout some PacketSink) {
+        let ntp = NTPTime.timestamp(now, atZero: ntpAtZero)
+        var writer: RTCPCompoundWriter?
+        for downTrack in session.downTracks {
+            guard let report = senderReport(downTrack, now: now, ntp: ntp) else { continue }
+            if writer == nil || (try? writer!.append(report)) == nil {
+                if let full = writer, full.count > 0 {
+                    sink.commit(transport: session.transport, length: full.count, kind: .rtcp)
+                    counters.rtcpSent &+= 1
+                }
+                guard let slot = sink.slot(for: session.transport) else {
+                    counters.drop(.noSlot)
+                    return
+                }
+                writer = RTCPCompoundWriter(buffer: slot)
+                guard (try? writer!.append(report)) != nil else {
+                    writer = nil
+                    counters.drop(.tooLarge)
+                    continue
+                }
+            }
+            downTrack.lastSenderReportNTP = NTPTime.middle(ntp)
+            downTrack.stats.sendersReportsSent &+= 1
+        }
+        if let writer, writer.count > 0 {
+            sink.commit(transport: session.transport, length: writer.count, kind: .rtcp)
+            counters.rtcpSent &+= 1
+        }
+    }
+
+    /// The SR of a DownTrack that has sent: its RTP time for `now` comes
+    /// from the publisher's last SR when there is one for the source the
+    /// DownTrack forwards (so audio and video of a publisher stay in sync),
+    /// else from the last packet sent plus the wall time since.
+    func senderReport(_ downTrack: DownTrack, now: MediaTime, ntp: UInt64) -> SenderReport? {
+        let munger = downTrack.munger
+        guard let lastForward = munger.lastForwardTime else { return nil }
+        let receiver = downTrack.receiver
+        let rate = UInt64(receiver.clockRate)
+        let rtpTime: UInt32
+        if let sr = receiver.lastSenderReport, munger.epoch == receiver.epoch {
+            let elapsed = now.nanoseconds(since: sr.arrival) / 1000 &* rate / 1_000_000
+            let source = sr.rtp &+ UInt32(truncatingIfNeeded: elapsed)
+            rtpTime = munger.parameters(for: ForwardInput(sequence: 0, timestamp: source)).timestamp
+        } else {
+            let elapsed = now.nanoseconds(since: lastForward) / 1000 &* rate / 1_000_000
+            rtpTime = munger.lastTimestamp &+ UInt32(truncatingIfNeeded: elapsed)
+        }
+        return SenderReport(
+            ssrc: downTrack.ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpTime, packetCount: downTrack.packetCount,
+            octetCount: downTrack.octetCount)
+    }
+}

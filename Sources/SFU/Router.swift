@@ -1,0 +1,303 @@
+import Packets
+import WebRTC
+
+/// The forwarding core of one room (DESIGN.md, "The packet path"): per
+/// published track a `Receiver`, per subscriber and track a `DownTrack`.
+/// Sans-I/O: plaintext RTP/RTCP and `now` in, packets into the caller's
+/// `PacketSink`, the next deadline out of `tick`.
+///
+/// Owned by one media-worker thread, so not `Sendable`, and nothing in it
+/// locks. Control commands (add/remove, enable, pause) may allocate; the
+/// per-packet path (`receiveRTP`) does not. Commands never write packets:
+/// call `tick` after a batch of them (a PLI a command asks for goes out
+/// there, at once).
+public final class Router {
+    /// At most one keyframe request per track per 500 ms: a keyframe is
+    /// 10-30 packets, and asking again before the last one could arrive only
+    /// makes the encoder spend more bits.
+    public var keyframeRequestInterval: UInt64 = 500_000_000
+    /// SR per DownTrack and RR per publisher, every second (RFC 3550 allows
+    /// less; browsers send theirs about once a second).
+    public var reportInterval: UInt64 = 1_000_000_000
+    /// Transport-cc feedback every 50 ms: 20 a second; Chrome ramps up with
+    /// about 15 (INTEROP.md).
+    public var transportCCFeedbackInterval: UInt64 = 50_000_000
+    /// The NTP time (RFC 3550 section 4, seconds since 1900 in the high 32
+    /// bits) at `MediaTime` zero; SRs carry `ntpAtZero + now`.
+    public let ntpAtZero: UInt64
+
+    public internal(set) var counters = RouterCounters()
+
+    var publishers: [TransportID: PublisherSession] = [:]
+    var subscribers: [TransportID: SubscriberSession] = [:]
+    var receivers: [TrackID: Receiver] = [:]
+    /// (publisher, SSRC) -> receiver.
+    var routes: [UInt64: Route] = [:]
+    /// (subscriber, DownTrack SSRC or its RTX SSRC) -> DownTrack.
+    var downTrackRoutes: [UInt64: DownTrack] = [:]
+    var nextReport: MediaTime?
+    var nextFeedback: MediaTime?
+
+    struct Route {
+        let receiver: Receiver
+        let isRTX: Bool
+    }
+
+    public init(ntpAtZero: UInt64 = 0) {
+        self.ntpAtZero = ntpAtZero
+    }
+
+    @inline(__always)
+    static func key(_ transport: TransportID, _ ssrc: SSRC) -> UInt64 {
+        UInt64(transport.rawValue) << 32 | UInt64(ssrc.rawValue)
+    }
+
+    // MARK: Publishers and their tracks
+
+    /// A publisher connection: its negotiated header extension IDs (nil when
+    /// not negotiated). With transport-cc, `tick` sends it feedback.
+    public func addPublisher(
+        transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?, rtcpSSRC: SSRC = SSRC(1)
+    ) throws(RouterError) {
+        guard publishers[transport] == nil, subscribers[transport] == nil else {
+            throw .duplicateTransport(transport)
+        }
+        publishers[transport] = PublisherSession(
+            transport: transport, transportCCExtensionID: transportCCExtensionID,
+            midExtensionID: midExtensionID, rtcpSSRC: rtcpSSRC)
+    }
+
+    /// Removes a publisher connection and every track it published (with
+    /// their DownTracks).
+    public func removePublisher(transport: TransportID) {
+        guard let session = publishers[transport] else { return }
+        for receiver in session.receivers { removeReceiver(track: receiver.track) }
+        publishers[transport] = nil
+    }
+
+    /// A published track. SSRCs may be declared (`a=ssrc`) or left nil: then
+    /// the receiver learns them from the MID extension, or from a payload
+    /// type no other track of the publisher uses.
+    public func addReceiver(
+        track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,
+        rtxPayloadType: UInt8? = nil, ssrc: SSRC? = nil, rtxSSRC: SSRC? = nil, clockRate: UInt32,
+        enabled: Bool = true
+    ) throws(RouterError) {
+        guard let session = publishers[publisher] else { throw .unknownTransport(publisher) }
+        guard receivers[track] == nil else { throw .duplicateTrack(track) }
+        for declared in [ssrc, rtxSSRC] {
+            if let declared, routes[Self.key(publisher, declared)] != nil { throw .ssrcInUse(declared) }
+        }
+        let receiver = Receiver(
+            track: track, publisher: publisher, kind: kind, mid: mid, payloadType: payloadType,
+            rtxPayloadType: rtxPayloadType, primarySSRC: ssrc, rtxSSRC: rtxSSRC, clockRate: clockRate)
+        receiver.isForwarding = enabled
+        receivers[track] = receiver
+        session.receivers.append(receiver)
+        if let ssrc { routes[Self.key(publisher, ssrc)] = Route(receiver: receiver, isRTX: false) }
+        if let rtxSSRC { routes[Self.key(publisher, rtxSSRC)] = Route(receiver: receiver, isRTX: true) }
+    }
+
+    /// New SSRCs for a track after a renegotiation (a publisher restart
+    /// announced in SDP). A new primary SSRC starts a new source: subscribers
+    /// keep their numbering and resync at the next keyframe.
+    public func updateReceiverSSRCs(track: TrackID, ssrc: SSRC?, rtxSSRC: SSRC?) throws(RouterError) {
+        guard let receiver = receivers[track] else { throw .unknownTrack(track) }
+        if let ssrc, ssrc != receiver.primarySSRC { bindPrimary(receiver, ssrc) }
+        if let rtxSSRC, rtxSSRC != receiver.rtxSSRC { bindRTX(receiver, rtxSSRC) }
+    }
+
+    /// Removes a track and its DownTracks.
+    public func removeReceiver(track: TrackID) {
+        guard let receiver = receivers.removeValue(forKey: track) else { return }
+        for downTrack in receiver.downTracks { removeDownTrack(track: track, subscriber: downTrack.subscriber) }
+        if let ssrc = receiver.primarySSRC { routes[Self.key(receiver.publisher, ssrc)] = nil }
+        if let ssrc = receiver.rtxSSRC { routes[Self.key(receiver.publisher, ssrc)] = nil }
+        publishers[receiver.publisher]?.receivers.removeAll { $0 === receiver }
+    }
+
+    /// Enabled by the publisher and not interrupted (PROTOCOL.md 3.3). While
+    /// off, nothing of the track is forwarded; turning it on asks for a
+    /// keyframe at once (the next `tick` sends the PLI) and every DownTrack
+    /// resumes at that keyframe with contiguous numbering.
+    public func setForwarding(track: TrackID, enabled: Bool, now: MediaTime) throws(RouterError) {
+        guard let receiver = receivers[track] else { throw .unknownTrack(track) }
+        guard receiver.isForwarding != enabled else { return }
+        receiver.isForwarding = enabled
+        for downTrack in receiver.downTracks { downTrack.munger.requestResync() }
+        if enabled && receiver.kind == .video { wantKeyframe(receiver) }
+    }
+
+    // MARK: Subscribers and their DownTracks
+
+    /// A subscriber connection and the IDs it negotiated for the mid and
+    /// transport-cc extensions (nil: not written).
+    public func addSubscriber(
+        transport: TransportID, midExtensionID: UInt8?, transportCCExtensionID: UInt8?
+    ) throws(RouterError) {
+        guard publishers[transport] == nil, subscribers[transport] == nil else {
+            throw .duplicateTransport(transport)
+        }
+        subscribers[transport] = SubscriberSession(
+            transport: transport, midExtensionID: midExtensionID, transportCCExtensionID: transportCCExtensionID)
+    }
+
+    public func removeSubscriber(transport: TransportID) {
+        guard let session = subscribers[transport] else { return }
+        for downTrack in session.downTracks { removeDownTrack(track: downTrack.track, subscriber: transport) }
+        subscribers[transport] = nil
+    }
+
+    /// Starts sending `track` to `subscriber` as `ssrc` with the payload
+    /// type of the subscriber's SDP; repairs go on `rtxSSRC`/`rtxPayloadType`
+    /// when both are given (the subscriber accepted RTX), else on `ssrc`.
+    /// `mid` is the m-line's mid for the mid extension; `extensionCopies`
+    /// carries audio-level, abs-send-time and the like. Video starts at the
+    /// next keyframe: a PLI goes out at the next `tick`.
+    public func addDownTrack(
+        track: TrackID, subscriber: TransportID, ssrc: SSRC, rtxSSRC: SSRC? = nil, payloadType: UInt8,
+        rtxPayloadType: UInt8? = nil, mid: String? = nil, extensionCopies: [HeaderExtensionCopy] = [],
+        initialSequenceNumber: UInt16? = nil
+    ) throws(RouterError) {
+        guard let receiver = receivers[track] else { throw .unknownTrack(track) }
+        guard let session = subscribers[subscriber] else { throw .unknownTransport(subscriber) }
+        guard !session.downTracks.contains(where: { $0.track == track }) else {
+            throw .duplicateDownTrack(track, subscriber)
+        }
+        for declared in [ssrc, rtxSSRC] {
+            if let declared, downTrackRoutes[Self.key(subscriber, declared)] != nil { throw .ssrcInUse(declared) }
+        }
+        let downTrack = DownTrack(
+            track: track, receiver: receiver, session: session, ssrc: ssrc, rtxSSRC: rtxSSRC,
+            payloadType: payloadType, rtxPayloadType: rtxPayloadType, mid: mid, extensionCopies: extensionCopies,
+            // Any start is valid (SRTP protects it); the SSRC's low bits vary it.
+            initialSequenceNumber: initialSequenceNumber ?? UInt16(truncatingIfNeeded: ssrc.rawValue))
+        if receiver.kind == .audio && session.audioPaused { downTrack.munger.pause() }
+        receiver.downTracks.append(downTrack)
+        session.downTracks.append(downTrack)
+        downTrackRoutes[Self.key(subscriber, ssrc)] = downTrack
+        if let rtx = downTrack.rtxSSRC { downTrackRoutes[Self.key(subscriber, rtx)] = downTrack }
+        if receiver.kind == .video && receiver.isForwarding { wantKeyframe(receiver) }
+    }
+
+    public func removeDownTrack(track: TrackID, subscriber: TransportID) {
+        guard let session = subscribers[subscriber],
+            let downTrack = session.downTracks.first(where: { $0.track == track })
+        else { return }
+        session.downTracks.removeAll { $0 === downTrack }
+        downTrack.receiver.downTracks.removeAll { $0 === downTrack }
+        downTrackRoutes[Self.key(subscriber, downTrack.ssrc)] = nil
+        if let rtx = downTrack.rtxSSRC { downTrackRoutes[Self.key(subscriber, rtx)] = nil }
+    }
+
+    /// Pauses (or resumes) all audio forwarded TO `subscriber`: its audio
+    /// interruption (PROTOCOL.md 3.3). Numbering and timestamps continue
+    /// across the pause.
+    public func setAudioPaused(subscriber: TransportID, paused: Bool) throws(RouterError) {
+        guard let session = subscribers[subscriber] else { throw .unknownTransport(subscriber) }
+        guard session.audioPaused != paused else { return }
+        session.audioPaused = paused
+        for downTrack in session.downTracks where downTrack.kind == .audio {
+            if paused { downTrack.munger.pause() } else { downTrack.munger.resume() }
+        }
+    }
+
+    // MARK: Stats
+
+    /// The track's receive figures (jitter and loss as of the last RR).
+    public func receiverStats(track: TrackID) -> ReceiverStats? { receivers[track]?.stats }
+
+    /// What `subscriber` got of `track`, and what it reported.
+    public func downTrackStats(track: TrackID, subscriber: TransportID) -> DownTrackStats? {
+        subscribers[subscriber]?.downTracks.first { $0.track == track }?.stats
+    }
+
+    /// The SSRCs a track's receiver uses now (declared or learned).
+    public func receiverSSRCs(track: TrackID) -> (ssrc: SSRC?, rtxSSRC: SSRC?)? {
+        receivers[track].map { ($0.primarySSRC, $0.rtxSSRC) }
+    }
+
+    // MARK: Learning SSRCs
+
+    func bindPrimary(_ receiver: Receiver, _ ssrc: SSRC) {
+        if let old = receiver.primarySSRC {
+            routes[Self.key(receiver.publisher, old)] = nil
+            receiver.switchSource()
+            if receiver.kind == .video { wantKeyframe(receiver) }
+        }
+        receiver.primarySSRC = ssrc
+        routes[Self.key(receiver.publisher, ssrc)] = Route(receiver: receiver, isRTX: false)
+    }
+
+    func bindRTX(_ receiver: Receiver, _ ssrc: SSRC) {
+        if let old = receiver.rtxSSRC { routes[Self.key(receiver.publisher, old)] = nil }
+        receiver.rtxSSRC = ssrc
+        routes[Self.key(receiver.publisher, ssrc)] = Route(receiver: receiver, isRTX: true)
+    }
+
+    /// The route for an SSRC seen for the first time: by the MID extension
+    /// (Chrome, Firefox: first ~60 packets), else by a payload type only one
+    /// track of this publisher uses (aiortc without MID). Runs once per
+    /// SSRC, so its dictionary insert is not on the steady-state path.
+    func learnRoute(_ packet: RTPPacketView, session: PublisherSession) -> Route? {
+        let payloadType = packet.payloadType
+        if let id = session.midExtensionID, let value = packet.extensionValue(id: id) {
+            for receiver in session.receivers where receiver.midBytes.elementsEqual(value) {
+                if payloadType == receiver.payloadType {
+                    bindPrimary(receiver, packet.ssrc)
+                    return Route(receiver: receiver, isRTX: false)
+                }
+                if payloadType == receiver.rtxPayloadType {
+                    bindRTX(receiver, packet.ssrc)
+                    return Route(receiver: receiver, isRTX: true)
+                }
+            }
+            return nil
+        }
+        var match: Route?
+        for receiver in session.receivers {
+            let isPrimary = payloadType == receiver.payloadType && receiver.primarySSRC == nil
+            let isRTX = payloadType == receiver.rtxPayloadType && receiver.rtxSSRC == nil
+            guard isPrimary || isRTX else { continue }
+            if match != nil { return nil }  // not unique
+            match = Route(receiver: receiver, isRTX: isRTX)
+        }
+        guard let match else { return nil }
+        if match.isRTX { bindRTX(match.receiver, packet.ssrc) } else { bindPrimary(match.receiver, packet.ssrc) }
+        return match
+    }
+
+    // MARK: Keyframe requests
+
+    /// Marks a keyframe as wanted; `tick` (or the next packet) sends the PLI.
+    func wantKeyframe(_ receiver: Receiver) {
+        receiver.keyframeWanted = true
+    }
+
+    /// Asks for a keyframe now if the last request is at least
+    /// `keyframeRequestInterval` old, else leaves it pending for `tick`.
+    func requestKeyframe(_ receiver: Receiver, now: MediaTime, into sink: inout some PacketSink) {
+        receiver.keyframeWanted = true
+        if let last = receiver.lastKeyframeRequest, now.nanoseconds(since: last) < keyframeRequestInterval { return }
+        sendPLI(receiver, now: now, into: &sink)
+    }
+
+    func sendPLI(_ receiver: Receiver, now: MediaTime, into sink: inout some PacketSink) {
+        guard let mediaSSRC = receiver.primarySSRC, let session = publishers[receiver.publisher] else { return }
+        guard let slot = sink.slot(for: receiver.publisher) else {
+            counters.drop(.noSlot)
+            return
+        }
+        let pli = PictureLossIndication(senderSSRC: session.rtcpSSRC, mediaSSRC: mediaSSRC)
+        guard let length = try? pli.write(to: slot) else {
+            counters.drop(.tooLarge)
+            return
+        }
+        sink.commit(transport: receiver.publisher, length: length, kind: .rtcp)
+        counters.pliSent &+= 1
+        counters.rtcpSent &+= 1
+        receiver.stats.plisSent &+= 1
+        receiver.lastKeyframeRequest = now
+        receiver.keyframeWanted = false
+    }
+}

@@ -1,2 +1,0 @@
-// SFU: the sans-I/O forwarding core (Router, Receiver, DownTrack).
-// Filled by the media-plane issue.

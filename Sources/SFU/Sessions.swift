@@ -1,0 +1,39 @@
+import Packets
+
+/// A publisher connection as the router knows it: its header extension
+/// IDs, the tracks it publishes, and its transport-cc arrivals.
+final class PublisherSession {
+    let transport: TransportID
+    let transportCCExtensionID: UInt8?
+    let midExtensionID: UInt8?
+    /// The SSRC our RTCP to this connection (RR, PLI, feedback) is sent from.
+    let rtcpSSRC: SSRC
+    var receivers: [Receiver] = []
+    let transportCC: TransportCCRecorder?
+
+    init(transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?, rtcpSSRC: SSRC) {
+        self.transport = transport
+        self.transportCCExtensionID = transportCCExtensionID
+        self.midExtensionID = midExtensionID
+        self.rtcpSSRC = rtcpSSRC
+        self.transportCC = transportCCExtensionID == nil ? nil : TransportCCRecorder()
+    }
+}
+
+/// A subscriber connection: its header extension IDs, its own transport-wide
+/// sequence counter, whether its remote audio is paused, its DownTracks.
+final class SubscriberSession {
+    let transport: TransportID
+    let midExtensionID: UInt8?
+    let transportCCExtensionID: UInt8?
+    /// The next transport-wide sequence number on this connection.
+    var transportSequence: UInt16 = 1
+    var audioPaused = false
+    var downTracks: [DownTrack] = []
+
+    init(transport: TransportID, midExtensionID: UInt8?, transportCCExtensionID: UInt8?) {
+        self.transport = transport
+        self.midExtensionID = midExtensionID
+        self.transportCCExtensionID = transportCCExtensionID
+    }
+}

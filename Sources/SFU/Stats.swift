@@ -1,0 +1,48 @@
+/// Per-track figures for stats and network quality. Read off the worker
+/// thread's router by the worker (`Router.receiverStats`, `downTrackStats`).
+public struct ReceiverStats: Sendable, Equatable {
+    public var packets: UInt64 = 0
+    /// Payload-and-header bytes of received RTP.
+    public var bytes: UInt64 = 0
+    /// Cumulative loss of the current source (RFC 3550 A.3).
+    public var lost: Int32 = 0
+    /// The fraction lost in the last RR interval, in 1/256.
+    public var fractionLost: UInt8 = 0
+    /// Interarrival jitter, in RTP timestamp units and in seconds.
+    public var jitter: UInt32 = 0
+    public var jitterSeconds: Double = 0
+    /// NACKs the router sent for this track, and sequence numbers in them.
+    public var nacksSent: UInt64 = 0
+    /// Keyframe requests (PLI) sent to the publisher.
+    public var plisSent: UInt64 = 0
+    public var keyframes: UInt64 = 0
+    public var paddingDropped: UInt64 = 0
+    public var rtxProbesDropped: UInt64 = 0
+    public var duplicates: UInt64 = 0
+    /// Source (SSRC) changes seen: publisher restarts.
+    public var sourceChanges: UInt64 = 0
+    public init() {}
+}
+
+/// What one subscriber got of one track, and what it reported back.
+public struct DownTrackStats: Sendable, Equatable {
+    public var packets: UInt64 = 0
+    public var bytes: UInt64 = 0
+    /// NACKed sequence numbers, retransmissions sent for them, misses.
+    public var nacks: UInt64 = 0
+    public var retransmissions: UInt64 = 0
+    public var nackMisses: UInt64 = 0
+    /// PLI and FIR from the subscriber.
+    public var plisReceived: UInt64 = 0
+    public var firsReceived: UInt64 = 0
+    /// From the subscriber's last receiver report block on this SSRC.
+    public var fractionLost: UInt8 = 0
+    public var lost: Int32 = 0
+    public var jitter: UInt32 = 0
+    public var jitterSeconds: Double = 0
+    /// Round-trip time from the RR's LSR/DLSR against our SR, in seconds.
+    public var roundTripTime: Double?
+    public var sendersReportsSent: UInt64 = 0
+    public var dropped: UInt64 = 0
+    public init() {}
+}

@@ -1,0 +1,280 @@
+import Packets
+
+/// The transport of one PeerConnection, sans-I/O: ICE (lite or
+/// controlling), DTLS and SRTP behind one demux on the shared port.
+///
+/// Drive it like str0m's `Rtc` (STYLE.md habit 1): give it each received
+/// datagram with `receive`, call `handleTimeout` at `nextTimeout`, and after
+/// either drain `pollTransmit()` (send each datagram) and `pollEvent()`.
+///
+/// - Demux by first byte (RFC 7983, `PacketKind`); RTP vs RTCP by the
+///   second (RFC 5761 section 4).
+/// - DTLS, SRTP and SRTCP are accepted only from addresses ICE validated.
+/// - The DTLS client starts its handshake once ICE selects an address
+///   (controlling: our check succeeded; lite: the first nomination).
+/// - DTLS datagrams go to the selected address, or before a nomination to
+///   the latest validated one.
+/// - SRTP is keyed when DTLS finishes; `receive` unprotects in place and
+///   `protectRTP`/`protectRTCP` protect in place, allocating nothing.
+/// - A failure (consent, DTLS, fingerprint) is reported once as
+///   `.failed`; after it media is refused (`.notConnected`).
+///
+/// Not `Sendable`: one media worker thread owns it outright.
+public final class PeerTransport {
+    public private(set) var localICE: ICECredentials
+    public private(set) var remote: RemoteTransportParameters
+    public let dtlsRole: DTLSRole
+    public private(set) var counters = TransportCounters()
+    /// Set once, with the first failure.
+    public private(set) var failure: WebRTCError?
+    /// The negotiated SRTP profile, once connected.
+    public private(set) var srtpProfile: SRTPProfile?
+
+    private let ice: ICEAgent
+    private let dtls: DTLSEndpoint
+    private var srtp: SRTPContext?
+    private var isClosed = false
+    private var events: [TransportEvent] = []
+    private var eventsRead = 0
+
+    /// A transport for one PeerConnection. Throws 53407 when OpenSSL cannot
+    /// set up the DTLS endpoint.
+    public init(certificate: DTLSCertificate, localICE: ICECredentials, remote: RemoteTransportParameters,
+                dtlsRole: DTLSRole, iceMode: ICEMode, configuration: PeerTransportConfiguration = .init(),
+                now: MediaTime) throws(WebRTCError) {
+        self.localICE = localICE
+        self.remote = remote
+        self.dtlsRole = dtlsRole
+        self.ice = ICEAgent(local: localICE, remote: remote.ice, mode: iceMode, configuration: configuration, now: now)
+        self.dtls = try DTLSEndpoint(
+            certificate: certificate, role: dtlsRole, remoteFingerprintAlgorithm: remote.fingerprintAlgorithm,
+            remoteFingerprint: remote.fingerprint, mtu: configuration.mtu, srtpProfiles: configuration.srtpProfiles)
+    }
+
+    deinit {
+        srtp?.close()
+    }
+
+    // MARK: State
+
+    /// Where media goes: the latest nominated address.
+    public var selectedAddress: STUNAddress? { ice.selectedAddress }
+
+    /// SRTP is keyed and nothing has failed or closed.
+    public var isConnected: Bool { srtp != nil && failure == nil && !isClosed }
+
+    /// Whether `address` passed an authenticated STUN check.
+    public func isValidated(_ address: STUNAddress) -> Bool { ice.isValidated(address) }
+
+    /// The earliest of ICE's (checks, consent) and DTLS's (retransmission) timers.
+    public var nextTimeout: MediaTime? {
+        guard failure == nil, !isClosed else { return nil }
+        switch (ice.nextTimeout, dtls.nextTimeout) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
+    // MARK: Input
+
+    /// One received datagram, `datagram[0..<length]`, from `source`. STUN and
+    /// DTLS are consumed (answers queued for `pollTransmit`); SRTP/SRTCP is
+    /// unprotected IN PLACE, the plaintext then being `datagram[0..<length]`
+    /// of the result. Anything else is dropped and counted. Allocates
+    /// nothing on the SRTP path.
+    public func receive(_ datagram: UnsafeMutableRawBufferPointer, length: Int, from source: STUNAddress,
+                        now: MediaTime) -> TransportReceiveResult {
+        counters.datagramsReceived &+= 1
+        guard length > 0, length <= datagram.count else { return drop(.malformed) }
+        let bytes = UnsafeRawBufferPointer(rebasing: datagram[0..<length])
+        switch PacketKind(classifying: bytes) {
+        case .rtp:
+            guard ice.isValidated(source) else { return drop(.unvalidatedAddress) }
+            guard let srtp, failure == nil, !isClosed else { return drop(.notConnected) }
+            switch srtp.unprotectRTP(datagram, length: length) {
+            case .plaintext(let plain):
+                counters.rtpReceived &+= 1
+                return .rtp(length: plain)
+            case .dropped(let reason): return dropSRTP(reason)
+            }
+        case .rtcp:
+            guard ice.isValidated(source) else { return drop(.unvalidatedAddress) }
+            guard let srtp, failure == nil, !isClosed else { return drop(.notConnected) }
+            switch srtp.unprotectRTCP(datagram, length: length) {
+            case .plaintext(let plain):
+                counters.rtcpReceived &+= 1
+                return .rtcp(length: plain)
+            case .dropped(let reason): return dropSRTP(reason)
+            }
+        case .stun:
+            guard !isClosed else { return drop(.notConnected) }
+            let result = ice.receive(bytes, from: source, now: now)
+            collectICEEvents(now: now)
+            switch result {
+            case .handled:
+                counters.stunHandled &+= 1
+                return .handled
+            case .dropped(let reason): return drop(reason)
+            }
+        case .dtls:
+            guard ice.isValidated(source) else { return drop(.unvalidatedAddress) }
+            guard failure == nil, !isClosed, dtls.receive(bytes, now: now) else { return drop(.dtls) }
+            counters.dtlsHandled &+= 1
+            collectDTLSEvents()
+            return .handled
+        case .zrtp, .turnChannel, .unknown:
+            return drop(.malformed)
+        }
+    }
+
+    @inline(__always)
+    private func drop(_ reason: TransportDropReason) -> TransportReceiveResult {
+        counters[dropped: reason] &+= 1
+        return .dropped(reason)
+    }
+
+    private func dropSRTP(_ reason: SRTPDropReason) -> TransportReceiveResult {
+        switch reason {
+        case .malformed: drop(.malformed)
+        case .authentication: drop(.srtpAuth)
+        case .replay: drop(.replay)
+        }
+    }
+
+    /// Runs the timers due at `now`: ICE checks and consent, DTLS retransmission.
+    public func handleTimeout(now: MediaTime) {
+        guard failure == nil, !isClosed else { return }
+        ice.handleTimeout(now: now)
+        collectICEEvents(now: now)
+        guard failure == nil else { return }
+        dtls.handleTimeout(now: now)
+        collectDTLSEvents()
+    }
+
+    // MARK: Output
+
+    /// The next datagram to send: STUN first, then DTLS (control path: each
+    /// is a fresh array).
+    public func pollTransmit() -> (datagram: [UInt8], destination: STUNAddress)? {
+        if let stun = ice.pollTransmit() { return stun }
+        guard let destination = ice.selectedAddress ?? ice.lastValidatedAddress else { return nil }
+        if let record = dtls.pollDatagram() { return (record, destination) }
+        return nil
+    }
+
+    public func pollEvent() -> TransportEvent? {
+        guard eventsRead < events.count else {
+            if !events.isEmpty {
+                events.removeAll(keepingCapacity: true)
+                eventsRead = 0
+            }
+            return nil
+        }
+        defer { eventsRead += 1 }
+        return events[eventsRead]
+    }
+
+    // MARK: Media
+
+    /// Protects the RTP packet `buffer[0..<length]` in place (the buffer
+    /// needs `SRTPContext.maximumTrailerLength` spare bytes); returns the
+    /// SRTP length, nil when not connected or libsrtp refuses (counted).
+    @inline(__always)
+    public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
+        guard let srtp, failure == nil, !isClosed else {
+            counters.droppedNotConnected &+= 1
+            return nil
+        }
+        guard let protected = srtp.protectRTP(buffer, length: length) else {
+            counters.protectFailures &+= 1
+            return nil
+        }
+        counters.rtpProtected &+= 1
+        return protected
+    }
+
+    /// As `protectRTP` for a compound RTCP packet.
+    @inline(__always)
+    public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
+        guard let srtp, failure == nil, !isClosed else {
+            counters.droppedNotConnected &+= 1
+            return nil
+        }
+        guard let protected = srtp.protectRTCP(buffer, length: length) else {
+            counters.protectFailures &+= 1
+            return nil
+        }
+        counters.rtcpProtected &+= 1
+        return protected
+    }
+
+    // MARK: Control
+
+    /// An ICE restart (RFC 8445 section 9): new credentials on both sides;
+    /// the selected address, DTLS and SRTP keep going. A changed remote
+    /// fingerprint is ignored: DTLS is not renegotiated.
+    public func restartICE(local: ICECredentials, remote: RemoteTransportParameters) {
+        localICE = local
+        self.remote.ice = remote.ice
+        ice.restart(local: local, remote: remote.ice)
+    }
+
+    /// Queues DTLS close_notify (poll it to tell the peer) and frees the
+    /// OpenSSL and libsrtp state. Idempotent; `deinit` does it too.
+    public func close() {
+        guard !isClosed else { return }
+        dtls.close()
+        srtp?.close()
+        srtp = nil
+        isClosed = true
+    }
+
+    // MARK: Events
+
+    private func collectICEEvents(now: MediaTime) {
+        while let event = ice.pollEvent() {
+            switch event {
+            case .addressValidated(let address):
+                events.append(.addressValidated(address))
+            case .selected(let address):
+                events.append(.selected(address))
+                if dtlsRole == .client, !dtls.isStarted {
+                    dtls.start(now: now)
+                    collectDTLSEvents()
+                }
+            case .failed(let error):
+                fail(error)
+            }
+        }
+    }
+
+    private func collectDTLSEvents() {
+        while let event = dtls.pollEvent() {
+            switch event {
+            case .connected(let material):
+                do {
+                    srtp = try SRTPContext(material: material)
+                    srtpProfile = material.profile
+                    events.append(.connected(material.profile))
+                } catch {
+                    fail(error)
+                }
+            case .failed(let error):
+                fail(error)
+            case .closedByPeer:
+                events.append(.closedByPeer)
+                srtp?.close()
+                srtp = nil
+                isClosed = true
+            }
+        }
+    }
+
+    private func fail(_ error: WebRTCError) {
+        guard failure == nil else { return }
+        failure = error
+        events.append(.failed(error))
+    }
+}

@@ -1,0 +1,200 @@
+import Packets
+import SDP
+
+/// Answers a client's offer on its publisher connection, where the client
+/// always offers and the server always answers (PROTOCOL.md section 3).
+/// Pure: the same inputs give the same answer.
+///
+/// The answer (PROTOCOL.md section 5, RFC 8829 section 5.3):
+/// - session level: `a=ice-lite`, `a=group:BUNDLE` of the accepted mids
+///   (offer order; the first one carries the transport), and
+///   `a=extmap-allow-mixed` when the offer has it at session level;
+/// - every accepted m-line carries the server's port and address, all its
+///   candidates, `a=end-of-candidates`, ICE credentials, fingerprint and
+///   `a=setup` (as aiortc writes them; BUNDLE peers read the tagged
+///   m-line's and ignore the rest), `a=mid`, the kept extensions with the
+///   offer's IDs, the direction, `a=rtcp-mux`, and one codec: Opus with
+///   `useinbandfec=1` or VP8 (+ RTX when offered) on the offer's payload
+///   types with the feedback both sides support;
+/// - a rejected m-line is `port 0`, `c=IN IP4 0.0.0.0`, `a=mid` and, for
+///   RTP, `a=inactive`.
+public enum PublishNegotiation {
+    /// Checks the size of `offerText`, parses it, and answers it. Throws
+    /// 53402 for a description over 256 KiB or one that does not parse.
+    public static func answer(
+        offerText: String, transport: NegotiationTransport, sessionID: String, sessionVersion: UInt64,
+        previous: PublishAnswer? = nil
+    ) throws(NegotiationError) -> PublishAnswer {
+        let offer = try NegotiationChecks.parse(offerText, what: "publish offer")
+        return try answer(
+            offer: offer, transport: transport, sessionID: sessionID, sessionVersion: sessionVersion,
+            previous: previous)
+    }
+
+    /// Answers `offer`.
+    ///
+    /// - Parameters:
+    ///   - sessionID, sessionVersion: the answer's `o=` line; keep the ID
+    ///     per connection and increase the version with every answer
+    ///     (RFC 8866 section 5.2).
+    ///   - previous: the answer to this connection's previous offer, for a
+    ///     renegotiation: the m-lines it had must keep their position and
+    ///     kind (RFC 3264 section 8), the DTLS role is kept (RFC 8842
+    ///     section 5.5), and changed ICE credentials set `iceRestart`.
+    /// - Throws: 53402 when the offer has more than 64 m-lines, an m-line
+    ///   without a mid or two with the same one, an extmap ID out of range,
+    ///   no BUNDLE group, an accepted m-line without `a=rtcp-mux`, no ICE
+    ///   credentials or sha-256 fingerprint, `a=setup:holdconn`, or
+    ///   reorders or drops the previous offer's m-lines. An m-line without
+    ///   Opus/VP8 is only rejected in the answer; see
+    ///   `PublishAnswer.requireCodecs(forMIDs:)`.
+    public static func answer(
+        offer: SessionDescription, transport: NegotiationTransport, sessionID: String, sessionVersion: UInt64,
+        previous: PublishAnswer? = nil
+    ) throws(NegotiationError) -> PublishAnswer {
+        let what = "publish offer"
+        guard offer.media.count <= NegotiationChecks.maximumOfferedMediaSections else {
+            throw .clientRemoteDescFailed(
+                "\(what) has \(offer.media.count) m-lines; at most \(NegotiationChecks.maximumOfferedMediaSections)")
+        }
+        try NegotiationChecks.checkStructure(offer, what: what)
+        if let previous { try checkOrder(offer, against: previous) }
+
+        guard let group = offer.bundleGroups.first, !group.mids.isEmpty else {
+            throw .clientRemoteDescFailed("\(what) has no a=group:BUNDLE (every m-line must share one transport)")
+        }
+        // The offerer-tagged m-line (RFC 8843 section 7.2) carries the transport.
+        guard let tagged = offer.media(withMID: group.mids[0]) else {
+            throw .clientRemoteDescFailed("\(what): BUNDLE names mid '\(group.mids[0])', which no m-line has")
+        }
+        let remote = try NegotiationChecks.remoteTransport(tagged, in: offer, what: what)
+        let (setup, role) = try answerSetup(tagged.setup(in: offer), previous: previous?.dtlsRole)
+        let bundled = Set(group.mids)
+
+        var negotiated: [NegotiatedMedia] = []
+        var sections: [MediaDescription] = []
+        for offered in offer.media {
+            let result = try negotiate(offered, in: offer, bundled: bundled)
+            negotiated.append(result)
+            sections.append(answerSection(offered, result, transport: transport, setup: setup))
+        }
+
+        let accepted = negotiated.filter(\.isAccepted).map(\.mid)
+        var attributes: [SDPAttribute] = [.iceLite]
+        if !accepted.isEmpty { attributes.append(.group(.bundle(accepted))) }
+        if offer.attributes.contains(.extmapAllowMixed) { attributes.append(.extmapAllowMixed) }
+        let sdp = SessionDescription(
+            origin: SDPOrigin(sessionID: sessionID, sessionVersion: sessionVersion), attributes: attributes,
+            media: sections)
+        return PublishAnswer(
+            sdp: sdp, media: negotiated, remote: remote, dtlsRole: role,
+            iceRestart: previous.map { $0.remote.ice != remote.ice } ?? false, bundleMIDs: accepted)
+    }
+
+    /// RFC 3264 section 8: a later offer keeps every earlier m-line in its
+    /// place with its kind, and may only append.
+    static func checkOrder(_ offer: SessionDescription, against previous: PublishAnswer) throws(NegotiationError) {
+        guard offer.media.count >= previous.media.count else {
+            throw .clientRemoteDescFailed(
+                "publish offer has \(offer.media.count) m-lines, the previous one \(previous.media.count): m-lines may not be removed (RFC 3264 section 8)")
+        }
+        for (old, new) in zip(previous.media, offer.media) where old.mid != new.mid || old.kind != new.kind {
+            throw .clientRemoteDescFailed(
+                "publish offer changes the m-line of mid '\(old.mid)' (\(old.kind)) to mid '\(new.mid ?? "")' (\(new.kind))")
+        }
+    }
+
+    /// The answer's `a=setup` and the server's role (RFC 5763 section 5,
+    /// RFC 8842): `passive` (DTLS server) to `actpass`, or the role already
+    /// held in a renegotiation; `passive` to `active`; `active` to
+    /// `passive`. A missing attribute counts as `actpass`, the only value
+    /// an offer may carry under RFC 8842 section 5.2.
+    static func answerSetup(_ offered: SDPSetupRole?, previous: DTLSRole?) throws(NegotiationError) -> (SDPSetupRole, DTLSRole) {
+        switch offered ?? .actpass {
+        case .actpass:
+            return previous == .client ? (.active, .client) : (.passive, .server)
+        case .active:
+            return (.passive, .server)
+        case .passive:
+            return (.active, .client)
+        case .holdconn:
+            throw .clientRemoteDescFailed("publish offer has a=setup:holdconn; DTLS must start")
+        }
+    }
+
+    /// What the server takes of one offered m-line.
+    static func negotiate(
+        _ offered: MediaDescription, in offer: SessionDescription, bundled: Set<String>
+    ) throws(NegotiationError) -> NegotiatedMedia {
+        let mid = offered.mid ?? ""  // checkStructure guarantees one
+        let direction = offered.direction(in: offer)
+        var result = NegotiatedMedia(
+            mid: mid, kind: offered.kind, rejection: nil, remoteDirection: direction, codec: nil,
+            remoteSSRCs: NegotiatedSSRCs(offered), headerExtensions: NegotiatedHeaderExtensions(),
+            feedback: [], remoteMSID: offered.msid)
+        guard let name = NegotiatedCodec.name(for: offered.kind), NegotiationChecks.isRTP(offered) else {
+            result.rejection = .unsupportedMedia
+            return result
+        }
+        if offered.isRejected {
+            result.rejection = .offerRejected
+        } else if !bundled.contains(mid) {
+            result.rejection = .notBundled
+        } else if let codec = NegotiatedCodec.find(name, in: offered) {
+            guard offered.hasRTCPMux else {
+                throw .clientRemoteDescFailed("publish offer: mid '\(mid)' has no a=rtcp-mux (required, RFC 8858)")
+            }
+            let supported: NegotiatedFeedback = name == .vp8 ? .video : .audio
+            result.codec = codec
+            result.feedback = NegotiatedFeedback(offered.rtcpFeedback(for: codec.payloadType)).intersection(supported)
+            result.headerExtensions = NegotiatedHeaderExtensions(offered)
+            // Audio level is an audio extension (RFC 6464); it is not kept on video.
+            if name == .vp8 { result.headerExtensions.audioLevel = nil }
+            return result
+        } else {
+            result.rejection = .noSupportedCodec
+        }
+        return result
+    }
+
+    /// The answer's m-line for one offered m-line.
+    static func answerSection(
+        _ offered: MediaDescription, _ result: NegotiatedMedia, transport: NegotiationTransport, setup: SDPSetupRole
+    ) -> MediaDescription {
+        guard let codec = result.codec, result.isAccepted else {
+            // RFC 8829 section 5.3.1: a rejected m-line keeps the offer's
+            // media type and protocol, port 0; one format is enough.
+            var attributes: [SDPAttribute] = [.mid(result.mid)]
+            if NegotiationChecks.isRTP(offered) { attributes.append(.direction(.inactive)) }
+            return MediaDescription(
+                kind: offered.kind, port: 0, proto: offered.proto, formats: Array(offered.formats.prefix(1)),
+                connection: SDPConnection(address: "0.0.0.0"), attributes: attributes)
+        }
+        var attributes = transport.attributes(setup: setup)
+        attributes.append(.mid(result.mid))
+        // Kept extensions with the offer's IDs; an extmap direction is the
+        // offerer's, so the answer reverses it (RFC 8285 section 7).
+        for extmap in offered.extmaps where NegotiatedHeaderExtensions.keptURIs.contains(extmap.uri) {
+            if extmap.uri == SDPExtmap.audioLevelURI, offered.kind != .audio { continue }
+            attributes.append(.extmap(SDPExtmap(id: extmap.id, direction: extmap.direction?.reversed, uri: extmap.uri)))
+        }
+        if offered.attributes.contains(.extmapAllowMixed) { attributes.append(.extmapAllowMixed) }
+        attributes.append(.direction(result.remoteDirection.sends ? .recvonly : .inactive))
+        attributes.append(.rtcpMux)
+        var formats = [String(codec.payloadType)]
+        if let rtpmap = offered.rtpmap(for: codec.payloadType) { attributes.append(.rtpmap(rtpmap)) }
+        attributes += result.feedback.lines(payloadType: codec.payloadType).map(SDPAttribute.rtcpFeedback)
+        if codec.name == .opus {
+            // RFC 7587 section 6.1: the receiver asks for in-band FEC.
+            attributes.append(.fmtp(SDPFormatParameters(payloadType: codec.payloadType, parameters: "minptime=10;useinbandfec=1")))
+        }
+        if let rtx = codec.rtxPayloadType {
+            formats.append(String(rtx))
+            if let rtpmap = offered.rtpmap(for: rtx) { attributes.append(.rtpmap(rtpmap)) }
+            attributes.append(.fmtp(SDPFormatParameters(payloadType: rtx, parameters: "apt=\(codec.payloadType)")))
+        }
+        return MediaDescription(
+            kind: offered.kind, port: transport.mediaPort, proto: offered.proto, formats: formats,
+            connection: transport.connection, attributes: attributes)
+    }
+}
