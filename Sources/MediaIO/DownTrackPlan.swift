@@ -1,3 +1,4 @@
+import Rooms
 import Packets
 import SFU
 

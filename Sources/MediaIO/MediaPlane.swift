@@ -76,7 +76,7 @@ public final class MediaPlane: Sendable {
 
     var transportConfiguration: PeerTransportConfiguration {
         var c = PeerTransportConfiguration()
-        c.consentTimeout = UInt64(configuration.consentTimeoutSeconds * 1e9)
+        c.consentTimeout = .milliseconds(Int64(configuration.consentTimeoutSeconds * 1000))
         return c
     }
 
