@@ -201,7 +201,7 @@ public final class UDPImpairmentRelay: Sendable {
                 for release in [upstreamQueue.nextRelease, downstreamQueue.nextRelease].compactMap({ $0 }) {
                     // Round up to whole milliseconds: poll's granularity.
                     let wait = release > now ? (release - now + 999_999) / 1_000_000 : 0
-                    timeout = min(timeout, Int32(wait))
+                    timeout = Int32(min(UInt64(timeout), wait))
                 }
                 var fds = [
                     pollfd(fd: relay.wakeRead, events: Int16(POLLIN), revents: 0),
