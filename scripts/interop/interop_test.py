@@ -340,6 +340,17 @@ async def scenario_d(report, context):
                  f"remote {sorted(t['name'] for t in (state.get('remote') or {}).values())}")
     await wait_for_offers(report, [aio], {"aiortc": {("chrome", "mic"), ("chrome", "camera")}})
 
+    # The page's camera button: setTrackEnabled, seen by the other side.
+    camera_sid = state["published"]["camera"]["sid"]
+    for enabled, event in ((False, "trackDisabled"), (True, "trackEnabled")):
+        start = len(aio.messages)
+        await browser.evaluate(f"vroom.setTrackEnabled('video', {'true' if enabled else 'false'})")
+        try:
+            await aio.wait_for(lambda m: m.get("type") == event and m.get("trackSid") == camera_sid, 5, start)
+            report.check(f"the page's setTrackEnabled({enabled}) reaches aiortc as {event}", True)
+        except asyncio.TimeoutError:
+            report.check(f"the page's setTrackEnabled({enabled}) reaches aiortc as {event}", False, "no event")
+
     errors = [e for e in state.get("errors", []) if "publisher answer" in e or "subscriber offer" in e]
     if errors:
         report.stop("media: Chromium could not use the server's SDP", "; ".join(errors))
@@ -378,6 +389,14 @@ async def scenario_d(report, context):
                  f"{sorted({(w, h) for _, w, h, _ in video.frames}) if video else []}")
     report.check("aiortc decodes Chrome's audio", audio and len(audio.audio_frames) >= 50,
                  f"{len(audio.audio_frames) if audio else 0} frames")
+
+    start = len(aio.messages)
+    await browser.evaluate("vroom.leave()")
+    try:
+        await aio.wait_for(lambda m: m.get("type") == "participantDisconnected", 10, start)
+        report.check("the page's Leave: aiortc is told participantDisconnected", True)
+    except asyncio.TimeoutError:
+        report.check("the page's Leave: aiortc is told participantDisconnected", False, "no event in 10 s")
 
 
 async def scenario_self(report, context):
