@@ -1,0 +1,209 @@
+"""Headless Chromium (Debian's `chromium`) driven over the DevTools protocol
+with `websockets` (no chromedriver), as scripts/capture_sdp/capture.py does.
+
+`DemoPageBrowser` opens Vroom's demo page with a token and reads the page's
+`window.vroom` (its PeerConnections' getStats() summary, its errors). When
+the server does not serve the page at `GET /` yet, the page is taken from
+Sources/AdminAPI/DemoPage.swift and served from 127.0.0.1 here, with
+`?server=` pointing its signaling socket at the server.
+"""
+
+import asyncio
+import http.server
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+import websockets
+
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--use-fake-device-for-media-stream",
+    "--use-fake-ui-for-media-stream",
+    "--allow-loopback-in-peer-connection",
+    "--autoplay-policy=no-user-gesture-required",
+    # Keep Chromium from reaching any service on its own.
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-domain-reliability",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--remote-debugging-port=0",
+]
+
+REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def demo_page_from_source():
+    """DemoPage.html as written in the Swift source (a raw string literal)."""
+    with open(os.path.join(REPOSITORY, "Sources", "AdminAPI", "DemoPage.swift")) as f:
+        source = f.read()
+    start = source.index('#"""\n') + len('#"""\n')
+    return source[start:source.index('"""#', start)]
+
+
+class _PageHandler(http.server.BaseHTTPRequestHandler):
+    body = b""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args):
+        pass
+
+
+def serve_page(html):
+    """Serves `html` at http://127.0.0.1:<free port>/ (a secure context for
+    getUserMedia, as http://127.0.0.1 is)."""
+    handler = type("Handler", (_PageHandler,), {"body": html.encode()})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def server_serves_demo_page(server_url):
+    try:
+        with urllib.request.urlopen(server_url + "/", timeout=5) as response:
+            return response.status == 200 and "window.vroom" in response.read().decode()
+    except Exception:
+        return False
+
+
+class DevTools:
+    def __init__(self, socket):
+        self.socket = socket
+        self.ids = itertools.count(1)
+
+    async def call(self, method, **params):
+        message_id = next(self.ids)
+        await self.socket.send(json.dumps({"id": message_id, "method": method, "params": params}))
+        while True:
+            reply = json.loads(await self.socket.recv())
+            if reply.get("id") == message_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    async def evaluate(self, expression):
+        result = await self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"page script failed: {result['exceptionDetails'].get('text')} "
+                               f"{result['exceptionDetails'].get('exception', {}).get('description', '')}")
+        return result["result"].get("value")
+
+
+class DemoPageBrowser:
+    """One headless Chromium with the demo page open. Use as
+    `async with DemoPageBrowser(server_url, token, room) as page:`."""
+
+    def __init__(self, server_url, token, room=None, binary="chromium", log_path=None):
+        self.server_url = server_url.rstrip("/")
+        self.token = token
+        self.room = room
+        self.binary = binary
+        self.log_path = log_path
+        self.process = None
+        self.profile = None
+        self.page_server = None
+        self.socket = None
+        self.devtools = None
+        self.served_by = None
+
+    def page_url(self):
+        query = {"token": self.token, "autojoin": "1"}
+        if self.room:
+            query["room"] = self.room
+        if server_serves_demo_page(self.server_url):
+            self.served_by = "vroom-server GET /"
+            base = self.server_url + "/"
+        else:
+            self.served_by = "the test (vroom-server has no GET / yet; page from DemoPage.swift)"
+            self.page_server, base = serve_page(demo_page_from_source())
+            query["server"] = self.server_url.replace("http://", "ws://")
+        return base + "?" + urllib.parse.urlencode(query)
+
+    async def __aenter__(self):
+        self.profile = tempfile.mkdtemp(prefix="vroom-interop-chromium-")
+        log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
+        url = self.page_url()
+        self.process = subprocess.Popen([self.binary, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", url],
+                                        stdout=log, stderr=log)
+        port_file = os.path.join(self.profile, "DevToolsActivePort")
+        deadline = time.monotonic() + 30
+        while not os.path.exists(port_file) or os.path.getsize(port_file) == 0:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                await self.close()
+                raise RuntimeError("Chromium did not open its DevTools port")
+            await asyncio.sleep(0.1)
+        with open(port_file) as f:
+            port = int(f.readline().strip())
+        socket_url = await self._page_socket_url(port)
+        self.socket = await websockets.connect(socket_url, max_size=None)
+        self.devtools = DevTools(self.socket)
+        deadline = time.monotonic() + 20
+        while not await self.evaluate("document.readyState === 'complete' && !!window.vroom"):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the demo page did not load")
+            await asyncio.sleep(0.1)
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+    async def _page_socket_url(self, port):
+        deadline = time.monotonic() + 10
+        while True:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list") as response:
+                targets = json.load(response)
+            pages = [t for t in targets if t.get("type") == "page" and t.get("url", "").startswith("http")]
+            if pages:
+                return pages[0]["webSocketDebuggerUrl"]
+            if time.monotonic() > deadline:
+                raise RuntimeError("no page target in Chromium")
+            await asyncio.sleep(0.1)
+
+    async def evaluate(self, expression):
+        return await self.devtools.evaluate(expression)
+
+    async def state(self):
+        """What the page knows: joined, published tracks, remote tracks by
+        mid, answered offers, errors, connection events."""
+        return await self.evaluate("""({
+            joined: vroom.joined, participantSid: vroom.participantSid, published: vroom.published,
+            remote: vroom.remote, answeredOffers: vroom.answeredOffers, errors: vroom.errors,
+            pub: vroom.pcPub && vroom.pcPub.connectionState, sub: vroom.pcSub && vroom.pcSub.connectionState })""")
+
+    async def stats(self):
+        """`vroom.summary()`: inbound video/audio and outbound numbers of getStats()."""
+        return await self.evaluate("vroom.summary()")
+
+    async def close(self):
+        if self.socket is not None:
+            await self.socket.close()
+            self.socket = None
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.page_server is not None:
+            self.page_server.shutdown()
+            self.page_server = None
+        if self.profile:
+            shutil.rmtree(self.profile, ignore_errors=True)
+            self.profile = None

@@ -1,0 +1,175 @@
+"""Media sources and sinks for the interop tests.
+
+Sources: a sine tone of a frequency per publisher (Opus survives it well),
+and 320x240 video whose frames carry their frame number as big black and
+white blocks that VP8 keeps even at a low bitrate. Sinks record what a
+receiver decoded: frame sizes and numbers, and the dominant audio frequency.
+"""
+
+import asyncio
+import fractions
+import time
+
+import av
+import numpy as np
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack, VideoStreamTrack
+
+AUDIO_RATE = 48000
+AUDIO_PTIME = 0.020
+AUDIO_SAMPLES = int(AUDIO_RATE * AUDIO_PTIME)
+
+# The frame number is drawn as a grid of COLS x ROWS blocks: 16 bits of the
+# number then the same 16 bits inverted, so a frame whose blocks VP8 smeared
+# beyond recognition is seen as unreadable, never as a wrong number.
+COLS, ROWS = 8, 4
+BITS = 16
+BLACK, WHITE = 16, 235
+
+
+class ToneTrack(MediaStreamTrack):
+    """Mono 48 kHz sine of `frequency` Hz in 20 ms frames, paced in real time."""
+
+    kind = "audio"
+
+    def __init__(self, frequency):
+        super().__init__()
+        self.frequency = frequency
+        self._start = None
+        self._samples = 0
+
+    async def recv(self):
+        if self.readyState != "live":
+            raise MediaStreamError
+        if self._start is None:
+            self._start = time.monotonic()
+        else:
+            self._samples += AUDIO_SAMPLES
+            wait = self._start + self._samples / AUDIO_RATE - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        t = (np.arange(AUDIO_SAMPLES) + self._samples) / AUDIO_RATE
+        samples = (np.sin(2 * np.pi * self.frequency * t) * 10000).astype(np.int16)
+        frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
+        frame.sample_rate = AUDIO_RATE
+        frame.pts = self._samples
+        frame.time_base = fractions.Fraction(1, AUDIO_RATE)
+        return frame
+
+
+def number_image(number, width=320, height=240):
+    """The luma plane of frame `number` (mod 2**16)."""
+    number &= (1 << BITS) - 1
+    bits = [(number >> i) & 1 for i in range(BITS)]
+    bits += [1 - b for b in bits]
+    luma = np.full((height, width), BLACK, dtype=np.uint8)
+    cell_w, cell_h = width // COLS, height // ROWS
+    for index, bit in enumerate(bits):
+        if bit:
+            row, col = divmod(index, COLS)
+            luma[row * cell_h:(row + 1) * cell_h, col * cell_w:(col + 1) * cell_w] = WHITE
+    return luma
+
+
+def read_number(luma):
+    """The frame number drawn by `number_image`, or None if unreadable."""
+    height, width = luma.shape
+    cell_w, cell_h = width // COLS, height // ROWS
+    bits = []
+    for index in range(COLS * ROWS):
+        row, col = divmod(index, COLS)
+        # The middle half of each block: its edges blur first.
+        block = luma[row * cell_h + cell_h // 4:(row + 1) * cell_h - cell_h // 4,
+                     col * cell_w + cell_w // 4:(col + 1) * cell_w - cell_w // 4]
+        bits.append(1 if block.mean() > (BLACK + WHITE) / 2 else 0)
+    value, check = bits[:BITS], bits[BITS:]
+    if any(v == c for v, c in zip(value, check)):
+        return None
+    return sum(bit << i for i, bit in enumerate(value))
+
+
+class NumberedVideoTrack(VideoStreamTrack):
+    """30 fps video of a fixed size whose frame n shows the number n."""
+
+    kind = "video"
+
+    def __init__(self, width=320, height=240):
+        super().__init__()
+        self.width, self.height = width, height
+        self.sent = 0  # frames handed to the encoder (numbers 0 ..< sent)
+        self.sent_times = []  # monotonic time of each frame number
+
+    async def recv(self):
+        pts, time_base = await self.next_timestamp()
+        number = self.sent
+        luma = number_image(number, self.width, self.height)
+        chroma = np.full((self.height // 2, self.width), 128, dtype=np.uint8)
+        frame = av.VideoFrame.from_ndarray(np.vstack([luma, chroma]), format="yuv420p")
+        frame.pts = pts
+        frame.time_base = time_base
+        self.sent += 1
+        self.sent_times.append(time.monotonic())
+        return frame
+
+
+def dominant_frequency(samples, rate=AUDIO_RATE):
+    """The strongest frequency in `samples` (mono float array), in Hz."""
+    if len(samples) < rate // 10:
+        return None
+    window = np.hanning(len(samples))
+    spectrum = np.abs(np.fft.rfft(samples * window))
+    spectrum[:5] = 0  # DC and rumble
+    return float(np.argmax(spectrum) * rate / len(samples))
+
+
+class TrackSink:
+    """Everything decoded from one remote track."""
+
+    def __init__(self, track, mid):
+        self.track = track
+        self.kind = track.kind
+        self.mid = mid
+        self.frames = []  # video: (monotonic time, width, height, number or None)
+        self.audio_frames = []  # audio: monotonic time of each decoded frame
+        self._audio = []  # recent mono samples (float), about 2 s
+        self._audio_len = 0
+        self.error = None
+        self.task = asyncio.ensure_future(self._run())
+
+    async def _run(self):
+        try:
+            while True:
+                frame = await self.track.recv()
+                now = time.monotonic()
+                if self.kind == "video":
+                    yuv = frame.to_ndarray(format="yuv420p")
+                    luma = yuv[:frame.height]
+                    self.frames.append((now, frame.width, frame.height, read_number(luma)))
+                else:
+                    self.audio_frames.append(now)
+                    data = frame.to_ndarray()
+                    channels = len(frame.layout.channels)
+                    mono = data.reshape(-1)[::channels].astype(np.float64) if frame.format.is_packed \
+                        else data[0].astype(np.float64)
+                    self._audio.append(mono)
+                    self._audio_len += len(mono)
+                    while self._audio_len - len(self._audio[0]) > 2 * AUDIO_RATE:
+                        self._audio_len -= len(self._audio.pop(0))
+        except MediaStreamError:
+            pass
+        except Exception as error:  # keep the test's report readable
+            self.error = repr(error)
+
+    def numbers(self, since=0.0):
+        return [n for t, _, _, n in self.frames if n is not None and t >= since]
+
+    def frames_since(self, since):
+        return [f for f in self.frames if f[0] >= since]
+
+    def audio_frequency(self):
+        if not self._audio:
+            return None
+        samples = np.concatenate(self._audio)[-AUDIO_RATE:]
+        return dominant_frequency(samples)
+
+    def stop(self):
+        self.task.cancel()

@@ -1,0 +1,147 @@
+"""The processes an interop test starts: `vroom-server` on free ports and
+`vroom-impair` in front of it. Each is stopped by its own `stop()` (SIGTERM,
+then SIGKILL after 10 s); the test stops everything it started."""
+
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+import urllib.request
+
+
+def find_binary(name, given=None):
+    """`given`, else .build/debug/<name> (or release) of the repository."""
+    if given:
+        return os.path.abspath(given)
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    for configuration in ("debug", "release"):
+        path = os.path.join(root, ".build", configuration, name)
+        if os.access(path, os.X_OK):
+            return path
+    raise SystemExit(f"no built {name}: run `swift build --product {name}` or pass its path")
+
+
+class VroomServer:
+    """`vroom-server --dev --http-port 0 --rtc-port 0` (127.0.0.1 only), its
+    HTTP port read from its log ("http: listening on 127.0.0.1:N") and its
+    media ports from /healthz."""
+
+    def __init__(self, binary, extra_args=(), log_path=None):
+        self.binary = binary
+        self.args = [binary, "--dev", "--http-port", "0", "--rtc-port", "0", "--rtc-workers", "1", *extra_args]
+        self.log_path = log_path
+        self.process = None
+        self.http_port = None
+        self.rtc_ports = []
+        self.log_lines = []
+
+    def start(self, timeout=60):
+        self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        found = threading.Event()
+        log_file = open(self.log_path, "w") if self.log_path else None
+
+        def pump():
+            for line in self.process.stderr:
+                self.log_lines.append(line.rstrip())
+                if log_file:
+                    log_file.write(line)
+                    log_file.flush()
+                match = re.search(r"http: listening on [0-9.]+:(\d+)", line)
+                if match:
+                    self.http_port = int(match.group(1))
+                    found.set()
+            if log_file:
+                log_file.close()
+
+        threading.Thread(target=pump, daemon=True).start()
+        deadline = time.monotonic() + timeout
+        while not found.wait(0.1):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                tail = "\n".join(self.log_lines[-20:])
+                raise RuntimeError(f"vroom-server did not start:\n{tail}")
+        health = self.get_json("/healthz")
+        self.rtc_ports = health.get("rtcPorts", [])
+        return self
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.http_port}"
+
+    def get(self, path, auth=True):
+        request = urllib.request.Request(self.url + path)
+        if auth:
+            request.add_header("Authorization", "Basic ZGV2a2V5OmRldnNlY3JldA==")  # devkey:devsecret
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read().decode()
+
+    def get_json(self, path):
+        return json.loads(self.get(path)[1])
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def retransmission_count(self):
+        """The server's count of retransmitted (NACK-repaired) packets, or None
+        when the server does not expose one yet.
+
+        TODO(media plane): the lead exposes the counter; point this at it. For
+        now it looks for any Prometheus metric whose name mentions
+        retransmissions or NACK repairs on /metrics, summing its samples."""
+        try:
+            _, text = self.get("/metrics")
+        except Exception:
+            return None
+        total, seen = 0.0, False
+        for line in text.splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            name = line.split("{")[0].split(" ")[0]
+            if re.search(r"retransmi|rtx_sent|nack_repair", name):
+                try:
+                    total += float(line.rsplit(" ", 1)[1])
+                    seen = True
+                except ValueError:
+                    pass
+        return total if seen else None
+
+
+class ImpairmentRelay:
+    """`vroom-impair` in front of `target_port`: prints its listen port as a
+    JSON line at start and its counters at SIGTERM."""
+
+    def __init__(self, binary, target_port, seed=1, drop=0.0, delay_ms=0.0, jitter_ms=0.0, extra_args=()):
+        self.args = [binary, "--target", f"127.0.0.1:{target_port}", "--seed", str(seed), "--drop", str(drop),
+                     "--delay-ms", str(delay_ms), "--jitter-ms", str(jitter_ms), *extra_args]
+        self.process = None
+        self.port = None
+        self.final_counters = None
+
+    def start(self):
+        self.process = subprocess.Popen(self.args, stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("vroom-impair did not start")
+        self.port = json.loads(line)["port"]
+        return self
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                out, _ = self.process.communicate(timeout=10)
+                for line in out.splitlines():
+                    event = json.loads(line)
+                    if event.get("event") == "stopped":
+                        self.final_counters = event["counters"]
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.final_counters

@@ -1,0 +1,357 @@
+"""An aiortc participant that speaks Vroom's signaling (PROTOCOL.md 1-3, 5).
+
+One WebSocket to /v1/signal?access_token=..., `join`, a publisher
+PeerConnection (the client offers: max-bundle, sendonly Opus + VP8, `publish`
+with the tracks by mid) and a subscriber PeerConnection that answers every
+`subscribeOffer` (renegotiation included), a `ping` every 5 s. Loopback only:
+importing this module makes aioice gather 127.0.0.1 alone (INTEROP.md).
+
+While the server's SDP is a placeholder (no ICE or DTLS parameters), aiortc
+refuses it: the participant records that in `stages` and answers the offer
+with an inactive mirror of it, so the signaling flow can still be checked.
+"""
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import itertools
+import json
+import time
+import uuid
+
+import aioice.ice
+import websockets
+from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+from aiortc.rtcconfiguration import RTCBundlePolicy
+
+from media import NumberedVideoTrack, ToneTrack, TrackSink
+
+
+def loopback_only(*args, **kwargs):
+    # aioice skips loopback interfaces; INTEROP.md: keep tests on 127.0.0.1.
+    return ["127.0.0.1"]
+
+
+aioice.ice.get_host_addresses = loopback_only
+
+PING_INTERVAL = 5.0
+
+
+def _b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def make_token(identity, room=None, api_key="devkey", api_secret="devsecret", ttl=3600):
+    """An access token (PROTOCOL.md 2): HS256 JWT, kid = iss = the API key."""
+    now = int(time.time())
+    grants = {"identity": identity}
+    if room is not None:
+        grants["video"] = {"room": room}
+    header = {"alg": "HS256", "typ": "JWT", "kid": api_key}
+    claims = {"iss": api_key, "sub": "interop", "jti": uuid.uuid4().hex, "nbf": now - 5,
+              "exp": now + ttl, "grants": grants}
+    signing_input = _b64(json.dumps(header).encode()) + "." + _b64(json.dumps(claims).encode())
+    signature = hmac.new(api_secret.encode(), signing_input.encode(), hashlib.sha256).digest()
+    return signing_input + "." + _b64(signature)
+
+
+def munge_candidates(sdp, port):
+    """The server's SDP with every candidate (and m= line) port replaced by
+    `port`: sends the client's media through the impairment relay."""
+    if port is None:
+        return sdp
+    out = []
+    for line in sdp.splitlines():
+        if line.startswith("a=candidate:"):
+            fields = line.split(" ")
+            if len(fields) > 5:
+                fields[5] = str(port)
+            line = " ".join(fields)
+        elif line.startswith("m=") and line.split(" ")[1] != "0":
+            fields = line.split(" ")
+            fields[1] = str(port)
+            line = " ".join(fields)
+        out.append(line)
+    return "\r\n".join(out) + "\r\n"
+
+
+def inactive_answer(offer_sdp):
+    """An answer that refuses every m-line of `offer_sdp` (port 0, inactive,
+    same mid): used only when aiortc cannot use the server's offer, so that
+    signaling goes on (the server sends no second offer before an answer)."""
+    lines = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0"]
+    for media in offer_sdp.split("\nm=")[1:]:
+        media_lines = media.replace("\r", "").split("\n")
+        kind, _, proto, *formats = media_lines[0].split(" ")
+        lines.append(f"m={kind} 0 {proto} {formats[0] if formats else '0'}")
+        lines.append("c=IN IP4 0.0.0.0")
+        lines += [l for l in media_lines if l.startswith("a=mid:")]
+        lines.append("a=inactive")
+    return "\r\n".join(lines) + "\r\n"
+
+
+def sdp_media_sections(sdp):
+    """[(mid, direction, kind, lines)] of an SDP."""
+    sections = []
+    for media in sdp.replace("\r", "").split("\nm=")[1:]:
+        lines = media.split("\n")
+        kind = lines[0].split(" ")[0]
+        mid = next((l[6:] for l in lines if l.startswith("a=mid:")), None)
+        direction = next((l[2:] for l in lines if l[2:] in ("sendrecv", "sendonly", "recvonly", "inactive")),
+                         "sendrecv")
+        sections.append((mid, direction, kind, lines))
+    return sections
+
+
+class ProtocolError(Exception):
+    pass
+
+
+class Participant:
+    """One aiortc participant. `stages` records how far each step got:
+    name -> (ok, detail), in order, for the test's report."""
+
+    def __init__(self, http_url, identity, room, tone=440.0, relay_port=None, log=print,
+                 video_size=(320, 240), publish_audio=True, publish_video=True, token=None):
+        self.http_url = http_url.rstrip("/")
+        self.identity = identity
+        self.room = room
+        self.tone = tone
+        self.relay_port = relay_port
+        self.log = log
+        self.video_size = video_size
+        self.publish_audio = publish_audio
+        self.publish_video = publish_video
+        self.token = token or make_token(identity, room)
+        self.ws = None
+        self.messages = []  # (monotonic time, message) in arrival order
+        self._changed = asyncio.Event()
+        self._ids = itertools.count(1)
+        self._tasks = []
+        self.stages = {}
+        self.participant_sid = None
+        self.identities = {}  # participant SID -> identity
+        self.pc_pub = None
+        self.pub_transceivers = {}  # track name -> transceiver
+        self.published = {}  # track name -> {"mid", "sid", "kind"}
+        self.audio_source = None
+        self.video_source = None
+        self.pc_sub = None
+        self.sinks = []  # TrackSink, with .transceiver
+        self.offers = []  # (monotonic time, subscribeOffer message)
+        self._offer_queue = asyncio.Queue()
+        self.answered_offers = 0
+
+    # -- bookkeeping --------------------------------------------------------
+
+    def stage(self, name, ok, detail=""):
+        self.stages[name] = (ok, detail)
+        mark = "ok  " if ok else "FAIL"
+        self.log(f"  [{self.identity}] {mark} {name}{': ' + detail if detail else ''}")
+        return ok
+
+    def first_failed_stage(self):
+        for name, (ok, detail) in self.stages.items():
+            if not ok:
+                return name, detail
+        return None
+
+    async def _send(self, message):
+        await self.ws.send(json.dumps(message))
+
+    async def request(self, message, reply_types, timeout=10.0):
+        """Sends `message` with a fresh id and returns the reply with that id."""
+        message = dict(message, id=str(next(self._ids)))
+        start = len(self.messages)
+        await self._send(message)
+        reply = await self.wait_for(lambda m: m.get("id") == message["id"], timeout=timeout, start=start)
+        if reply["type"] == "error" or reply["type"] not in reply_types:
+            raise ProtocolError(f"{message['type']} -> {json.dumps(reply)[:300]}")
+        return reply
+
+    async def wait_for(self, predicate, timeout=10.0, start=0):
+        """The first message from index `start` on that satisfies `predicate`."""
+        deadline = time.monotonic() + timeout
+        index = start
+        while True:
+            while index < len(self.messages):
+                message = self.messages[index][1]
+                index += 1
+                if predicate(message):
+                    return message
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise asyncio.TimeoutError(f"{self.identity}: no matching message in {timeout} s")
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except asyncio.TimeoutError:
+                pass
+
+    async def _read(self):
+        try:
+            async for raw in self.ws:
+                message = json.loads(raw)
+                self.messages.append((time.monotonic(), message))
+                kind = message.get("type")
+                if kind == "participantConnected":
+                    p = message["participant"]
+                    self.identities[p["sid"]] = p["identity"]
+                elif kind == "subscribeOffer":
+                    self.offers.append((time.monotonic(), message))
+                    self._offer_queue.put_nowait(message)
+                self._changed.set()
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            self._changed.set()
+
+    async def _ping(self):
+        while True:
+            await asyncio.sleep(PING_INTERVAL)
+            try:
+                await self._send({"type": "ping"})
+            except websockets.ConnectionClosed:
+                return
+
+    # -- signaling ----------------------------------------------------------
+
+    async def join(self, rules=None):
+        ws_url = self.http_url.replace("http://", "ws://") + "/v1/signal?access_token=" + self.token
+        self.ws = await websockets.connect(ws_url, max_size=None)
+        self._tasks.append(asyncio.ensure_future(self._read()))
+        self._tasks.append(asyncio.ensure_future(self._ping()))
+        self._tasks.append(asyncio.ensure_future(self._answer_offers()))
+        message = {"type": "join", "room": self.room, "name": f"{self.identity} (aiortc)"}
+        if rules is not None:
+            message["rules"] = rules
+        joined = await self.request(message, ["joined"])
+        self.participant_sid = joined["participant"]["sid"]
+        self.identities[self.participant_sid] = self.identity
+        for p in joined.get("participants", []):
+            self.identities[p["sid"]] = p["identity"]
+        return self.stage("joined", True, self.participant_sid)
+
+    async def publish(self):
+        """Creates the publisher connection with a tone and numbered video and
+        publishes them; True when aiortc accepted the server's answer."""
+        self.pc_pub = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+        self.pc_pub.on("connectionstatechange", lambda: self._connection_state("publisher", self.pc_pub))
+        if self.publish_audio:
+            self.audio_source = ToneTrack(self.tone)
+            self.pub_transceivers["mic"] = self.pc_pub.addTransceiver(self.audio_source, direction="sendonly")
+        if self.publish_video:
+            self.video_source = NumberedVideoTrack(*self.video_size)
+            self.pub_transceivers["camera"] = self.pc_pub.addTransceiver(self.video_source, direction="sendonly")
+        return await self.renegotiate_publisher()
+
+    async def renegotiate_publisher(self):
+        """A full offer describing every current publication (PROTOCOL.md 3.2)."""
+        await self.pc_pub.setLocalDescription(await self.pc_pub.createOffer())
+        tracks = []
+        for name, transceiver in self.pub_transceivers.items():
+            if transceiver.direction in ("sendonly", "sendrecv"):
+                tracks.append({"mid": transceiver.mid, "name": name, "kind": transceiver.kind})
+        try:
+            answer = await self.request(
+                {"type": "publish", "sdp": self.pc_pub.localDescription.sdp, "tracks": tracks}, ["publishAnswer"])
+        except (ProtocolError, asyncio.TimeoutError) as error:
+            return self.stage("publishAnswer received", False, str(error))
+        self.published = {t["name"]: t for t in answer["tracks"]}
+        self.stage("publishAnswer received", True,
+                   ", ".join(f"{t['name']}={t['sid']}" for t in answer["tracks"]))
+        try:
+            await self.pc_pub.setRemoteDescription(
+                RTCSessionDescription(munge_candidates(answer["sdp"], self.relay_port), "answer"))
+        except Exception as error:
+            return self.stage("publishAnswer applied by aiortc", False, f"{type(error).__name__}: {error}")
+        return self.stage("publishAnswer applied by aiortc", True)
+
+    async def set_track_enabled(self, name, enabled):
+        await self.request({"type": "setTrackEnabled", "trackSid": self.published[name]["sid"],
+                            "enabled": enabled}, ["ok"])
+
+    async def unpublish(self, name):
+        """`unpublish`, then a new offer with the track's m-line inactive."""
+        sid = self.published[name]["sid"]
+        await self.request({"type": "unpublish", "trackSid": sid}, ["ok"])
+        self.pub_transceivers[name].direction = "inactive"
+        await self.renegotiate_publisher()
+        return sid
+
+    def _connection_state(self, which, pc):
+        state = pc.connectionState
+        self.log(f"  [{self.identity}] {which} connection: {state}")
+        if state == "connected":
+            self.stage(f"{which} connected (ICE+DTLS)", True)
+        elif state == "failed":
+            self.stage(f"{which} connected (ICE+DTLS)", False, "connectionState failed")
+
+    # -- subscriber ---------------------------------------------------------
+
+    async def _answer_offers(self):
+        while True:
+            offer = await self._offer_queue.get()
+            sdp = None
+            try:
+                if self.pc_sub is None:
+                    self.pc_sub = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+                    pc = self.pc_sub
+                    pc.on("track", lambda track, pc=pc: self._on_track(pc, track))
+                    pc.on("connectionstatechange", lambda pc=pc: self._connection_state("subscriber", pc))
+                await self.pc_sub.setRemoteDescription(
+                    RTCSessionDescription(munge_candidates(offer["sdp"], self.relay_port), "offer"))
+                await self.pc_sub.setLocalDescription(await self.pc_sub.createAnswer())
+                sdp = self.pc_sub.localDescription.sdp
+                self.stage("subscribeOffer applied by aiortc", True, f"{len(offer['tracks'])} track(s)")
+            except Exception as error:
+                self.stage("subscribeOffer applied by aiortc", False,
+                           f"{type(error).__name__}: {error} (answered inactive so signaling goes on)")
+                sdp = inactive_answer(offer["sdp"])
+            try:
+                await self._send({"type": "subscribeAnswer", "sdp": sdp})
+                self.answered_offers += 1
+                self._changed.set()
+            except websockets.ConnectionClosed:
+                return
+
+    def _on_track(self, pc, track):
+        transceiver = next((t for t in pc.getTransceivers() if t.receiver.track is track), None)
+        sink = TrackSink(track, None)
+        sink.transceiver = transceiver
+        self.sinks.append(sink)
+
+    def latest_offer_tracks(self):
+        return self.offers[-1][1]["tracks"] if self.offers else []
+
+    def sinks_by_publisher(self):
+        """{(publisher identity, kind): TrackSink} for the tracks of the latest offer."""
+        by_mid = {}
+        for sink in self.sinks:
+            mid = sink.transceiver.mid if sink.transceiver is not None else None
+            by_mid[mid] = sink
+        result = {}
+        for track in self.latest_offer_tracks():
+            sink = by_mid.get(track["mid"])
+            if sink is not None:
+                identity = self.identities.get(track["participantSid"], track["participantSid"])
+                result[(identity, track["kind"])] = sink
+        return result
+
+    # -- the end ------------------------------------------------------------
+
+    async def close(self):
+        for task in self._tasks:
+            task.cancel()
+        for sink in self.sinks:
+            sink.stop()
+        if self.ws is not None:
+            try:
+                await self._send({"type": "leave"})
+            except Exception:
+                pass
+            await self.ws.close()
+        for pc in (self.pc_pub, self.pc_sub):
+            if pc is not None:
+                await pc.close()
