@@ -21,9 +21,11 @@ extension MediaWorkerRooms {
     func addDownTrack(_ plan: DownTrackPlan, in room: RoomSID) {
         let router = router(for: room)
         guard router.receiverSSRCs(track: plan.track) != nil else {
+            logger.debug("down track \(plan.track) -> \(plan.subscriber) waits for its receiver")
             pendingDownTracks[plan.track, default: []].append((room, plan))
             return
         }
+        logger.debug("down track \(plan.track) -> \(plan.subscriber): ssrc \(plan.ssrc) rtx \(plan.rtxSSRC.map(String.init(describing:)) ?? "-") pt \(plan.payloadType)/\(plan.rtxPayloadType.map(String.init) ?? "-") mid \(plan.mid) copies \(plan.extensionCopies)")
         do {
             try router.addDownTrack(
                 track: plan.track, subscriber: plan.subscriber, ssrc: plan.ssrc, rtxSSRC: plan.rtxSSRC,

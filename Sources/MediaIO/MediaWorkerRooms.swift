@@ -14,6 +14,10 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     /// When each router wants `tick` next (now, after a command that may
     /// have queued a keyframe request).
     private var routerDeadlines: [RoomSID: MediaTime] = [:]
+    /// Counters of routers and connections that are gone (totals only grow).
+    var retired = MediaStatistics()
+    /// The egress queue's counters, as of the last timer run.
+    var egressCounters: (sent: UInt64, failures: UInt64) = (0, 0)
     /// DownTracks waiting for their track's receiver.
     var pendingDownTracks: [TrackID: [(RoomSID, DownTrackPlan)]] = [:]
     private let events: @Sendable (MediaEvent) -> Void
@@ -49,6 +53,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
 
     func removeConnection(_ id: TransportID) {
         guard let connection = table.byID[id] else { return }
+        retired.transport.add(connection.transport.counters)
         if let router = routers[connection.room] {
             switch connection.role {
             case .publisher: router.removePublisher(transport: id)
@@ -61,6 +66,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     /// A room with no connections left loses its router.
     func dropRouterIfUnused(_ room: RoomSID) {
         guard !table.byID.values.contains(where: { $0.room == room }) else { return }
+        if let router = routers[room] { retired.router.add(router.counters) }
         routers[room] = nil
         routerDeadlines[room] = nil
     }
@@ -112,6 +118,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     }
 
     func fireTimers(now: MediaTime, egress: EgressQueue) -> MediaTime {
+        egressCounters = (egress.datagramsSent, egress.sendFailures)
         // 100 ms at the latest: the worker's own cap on waiting.
         var next = now.adding(milliseconds: 100)
         for connection in table.byID.values {
@@ -154,6 +161,9 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                     events(.connected(participant: connection.participant, connection: connection.role))
                 }
                 // Keyframes for what this connection starts to receive.
+                if connection.role == .subscriber {
+                    routers[connection.room]?.subscriberConnected(transport: connection.id)
+                }
                 touch(connection.room)
             case .failed(let error):
                 guard !connection.reportedFailure else { break }

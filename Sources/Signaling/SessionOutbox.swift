@@ -24,6 +24,7 @@ final class SessionOutbox: ParticipantConnection, Sendable {
     private struct State {
         var overflowed = false
         var replaced = false
+        var joined: (participant: ParticipantSID, room: RoomSID)?
     }
 
     init(capacity: Int) {
@@ -55,6 +56,15 @@ final class SessionOutbox: ParticipantConnection, Sendable {
     func finish() {
         continuation.finish()
     }
+
+    /// Records who joined, on the room host, before the join's events are
+    /// routed: the writer may need it for an offer before the session's
+    /// `join` has resumed.
+    func markJoined(participant: ParticipantSID, room: RoomSID) {
+        state.withLock { $0.joined = (participant, room) }
+    }
+
+    var joined: (participant: ParticipantSID, room: RoomSID)? { state.withLock { $0.joined } }
 
     var overflowed: Bool { state.withLock { $0.overflowed } }
     var replaced: Bool { state.withLock { $0.replaced } }

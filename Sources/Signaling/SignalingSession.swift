@@ -119,6 +119,7 @@ actor SignalingSession {
                 ok(id)
                 outbox.send(.notice(.subscriptionsChanged))
             case .subscribeAnswer(let sdp):
+                logger.trace("subscribeAnswer from \(participant.rawValue):\n\(sdp)")
                 do throws(NegotiationError) {
                     try await media.applySubscriberAnswer(participant: participant, sdp: sdp)
                 } catch {
@@ -185,7 +186,10 @@ actor SignalingSession {
                 let sessionToken = SessionToken(rawValue: resume)
                 result = try await host.admit(
                     connection: outbox,
-                    joined: { outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers)))) }
+                    joined: {
+                        outbox.markJoined(participant: $0.participant.sid, room: $0.room.sid)
+                        outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers))))
+                    }
                 ) { (service: inout RoomService, now) throws(RoomError) in
                     try service.resume(sessionToken: sessionToken, identity: identity, now: now)
                 }
@@ -202,7 +206,10 @@ actor SignalingSession {
                 let rules = join.rules?.map(\.roomRule)
                 result = try await host.admit(
                     connection: outbox,
-                    joined: { outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers)))) }
+                    joined: {
+                        outbox.markJoined(participant: $0.participant.sid, room: $0.room.sid)
+                        outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers))))
+                    }
                 ) { (service: inout RoomService, now) throws(RoomError) in
                     try service.join(
                         roomName: room, identity: identity, name: join.name, rules: rules,
@@ -282,7 +289,9 @@ actor SignalingSession {
     /// due: one is in flight (it is sent after the answer), or the client is
     /// subscribed to nothing and never was.
     func nextOffer() async -> ServerMessage? {
-        guard let participant, !ended else { return nil }
+        // The writer may ask while `join` is still suspended on the host:
+        // the outbox already knows who joined.
+        guard !ended, let (participant, room) = outbox.joined else { return nil }
         let busy = subscribers.withState(participant) { state in
             if state.offerInFlight != nil { state.offerWanted = true }
             return state.offerInFlight != nil
@@ -291,7 +300,6 @@ actor SignalingSession {
         let tracks = await host.read { $0.subscribedTracks(of: participant) }
         let now = clock()
         let media = self.media
-        let room = self.room
         let logger = self.logger
         return subscribers.withState(participant) { state -> ServerMessage? in
             if tracks.isEmpty && state.slots.isEmpty { return nil }
@@ -318,13 +326,13 @@ actor SignalingSession {
             }
             let sdp: String?
             do throws(NegotiationError) {
-                guard let room else { return nil }
                 sdp = try media.subscriberOffer(participant: participant, room: room, slots: state.slots.map(\.mediaSlot))
             } catch {
                 logger.error("no subscriber offer for \(participant.rawValue): \(error)")
                 return nil
             }
             guard let sdp else { return nil }
+            logger.trace("subscribeOffer to \(participant.rawValue):\n\(sdp)")
             let offer = ServerMessage.subscribeOffer(ServerMessage.SubscribeOffer(sdp: sdp, tracks: listed))
             state.offerInFlight = (offer, now)
             return offer

@@ -250,6 +250,20 @@ struct Serve: AsyncParsableCommand {
             let full = nodeLimit.map { participants >= $0 } ?? false
             return HealthStatus(status: full ? .atCapacity : .ok, rtcPorts: rtcPorts)
         }
+        router.get("/metrics") { _, _ -> Response in
+            var text = PrometheusText()
+            let (rooms, participants) = await host.read { service in
+                (service.allRooms().filter { $0.status == .inProgress }.count, service.participantCount)
+            }
+            text.family("vroom_rooms", "Rooms in progress on this node.", "gauge")
+            text.sample("vroom_rooms", [:], UInt64(rooms))
+            text.family("vroom_participants", "Participants connected or reconnecting on this node.", "gauge")
+            text.sample("vroom_participants", [:], UInt64(participants))
+            let body = text.text + (await media.statistics()).prometheusText
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
         signaling.register(on: router)
         AdminRoutes(
             host: host, history: history,
@@ -274,6 +288,8 @@ struct Serve: AsyncParsableCommand {
         await recording.value
         mediaEventInput.finish()
         await mediaFailures.value
+        let totals = await media.statistics()
+        logger.info("media totals: \(totals)")
         await media.stop()
         await webhooks.shutdown()
         logger.info("stopped")

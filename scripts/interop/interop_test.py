@@ -358,7 +358,13 @@ async def scenario_d(report, context):
     if not await wait_page(lambda s: s["pub"] == "connected" and s["sub"] == "connected", 20):
         report.stop("media: Chromium's ICE+DTLS", f"publisher {state['pub']}, subscriber {state['sub']}")
 
-    first = await browser.stats()
+    # Video starts at the first keyframe after the subscriber connection is
+    # up (the server asks for one then): allow it a few seconds to appear.
+    for _ in range(40):
+        first = await browser.stats()
+        if first["inboundVideo"]:
+            break
+        await asyncio.sleep(0.25)
     await asyncio.sleep(3)
     second = await browser.stats()
     frames = [(a["framesDecoded"], b["framesDecoded"]) for a, b in zip(first["inboundVideo"], second["inboundVideo"])]

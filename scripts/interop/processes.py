@@ -30,7 +30,7 @@ class VroomServer:
 
     def __init__(self, binary, extra_args=(), log_path=None):
         self.binary = binary
-        self.args = [binary, "--dev", "--http-port", "0", "--rtc-port", "0", "--rtc-workers", "1", *extra_args]
+        self.args = [binary, "--dev", "--http-port", "0", "--rtc-port", "0", "--rtc-workers", "1", *os.environ.get("VROOM_SERVER_EXTRA", "").split(), *extra_args]
         self.log_path = log_path
         self.process = None
         self.http_port = None

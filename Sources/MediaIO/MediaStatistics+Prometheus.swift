@@ -1,0 +1,70 @@
+import SFU
+import WebRTC
+
+extension MediaStatistics {
+    /// The media metrics in Prometheus' text format (version 0.0.4), with the
+    /// names DESIGN.md ("Metrics") fixes.
+    public var prometheusText: String {
+        var out = PrometheusText()
+        let kinds: [(String, Int)] = [("audio", SFU.MediaKind.audio.rawValue), ("video", SFU.MediaKind.video.rawValue)]
+        out.family("vroom_packets_received_total", "RTP packets received from publishers.", "counter")
+        for (label, i) in kinds { out.sample("vroom_packets_received_total", ["kind": label], router.packetsReceived[i]) }
+        out.family("vroom_packets_forwarded_total", "RTP packets sent to subscribers.", "counter")
+        for (label, i) in kinds { out.sample("vroom_packets_forwarded_total", ["kind": label], router.packetsForwarded[i]) }
+        out.family("vroom_bytes_forwarded_total", "RTP bytes sent to subscribers (before SRTP).", "counter")
+        for (label, i) in kinds { out.sample("vroom_bytes_forwarded_total", ["kind": label], router.bytesForwarded[i]) }
+        out.family("vroom_packets_dropped_total", "Datagrams and packets dropped, by reason.", "counter")
+        for reason in DropReason.allCases {
+            out.sample("vroom_packets_dropped_total", ["reason": reason.metricLabel], router.dropped(reason))
+        }
+        let transportReasons: [(TransportDropReason, String)] = [
+            (.malformed, "malformed_datagram"), (.stunIntegrity, "stun_integrity"),
+            (.stunUnknownUsername, "stun_unknown_username"), (.unvalidatedAddress, "unvalidated_address"),
+            (.notConnected, "not_connected"), (.srtpAuth, "srtp_auth"), (.replay, "replay"), (.dtls, "dtls"),
+        ]
+        for (reason, label) in transportReasons {
+            out.sample("vroom_packets_dropped_total", ["reason": label], transport[dropped: reason])
+        }
+        out.sample("vroom_packets_dropped_total", ["reason": "unknown_tuple"], unknownTuple)
+        out.sample("vroom_packets_dropped_total", ["reason": "truncated"], truncated)
+        out.family("vroom_nack_received_total", "NACK feedback received from subscribers.", "counter")
+        out.sample("vroom_nack_received_total", [:], router.nackReceived)
+        out.family("vroom_retransmissions_total", "Packets resent from the NACK history.", "counter")
+        out.sample("vroom_retransmissions_total", [:], router.retransmissions)
+        out.family("vroom_nack_sent_total", "NACKs sent to publishers for packets the SFU missed.", "counter")
+        out.sample("vroom_nack_sent_total", [:], router.nackSent)
+        out.family("vroom_pli_sent_total", "Keyframe requests (PLI) sent to publishers.", "counter")
+        out.sample("vroom_pli_sent_total", [:], router.pliSent)
+        out.family("vroom_transport_cc_feedback_sent_total", "Transport-wide congestion control feedback packets sent.", "counter")
+        out.sample("vroom_transport_cc_feedback_sent_total", [:], router.transportCCFeedbackSent)
+        out.family("vroom_udp_datagrams_received_total", "Datagrams received on the media ports.", "counter")
+        out.sample("vroom_udp_datagrams_received_total", [:], datagramsReceived)
+        out.family("vroom_udp_datagrams_sent_total", "Datagrams sent from the media ports.", "counter")
+        out.sample("vroom_udp_datagrams_sent_total", [:], datagramsSent)
+        out.family("vroom_udp_send_failures_total", "Datagrams the kernel refused (buffer full, unreachable).", "counter")
+        out.sample("vroom_udp_send_failures_total", [:], sendFailures)
+        out.family("vroom_media_connections", "PeerConnections on the media workers.", "gauge")
+        out.sample("vroom_media_connections", [:], UInt64(connections))
+        return out.text
+    }
+}
+
+/// A Prometheus text-format writer (HELP, TYPE, samples).
+public struct PrometheusText: Sendable {
+    public private(set) var text = ""
+
+    public init() {}
+
+    public mutating func family(_ name: String, _ help: String, _ type: String) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+
+    public mutating func sample(_ name: String, _ labels: [String: String], _ value: UInt64) {
+        if labels.isEmpty {
+            text += "\(name) \(value)\n"
+        } else {
+            let rendered = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",")
+            text += "\(name){\(rendered)} \(value)\n"
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import SFU
+import WebRTC
+
+/// A node's media counters, summed over its workers (DESIGN.md,
+/// "Metrics"): what the routers forwarded and dropped, what the transports
+/// refused, what no connection claimed. Counters of rooms and connections
+/// that ended are kept, so every total only grows.
+public struct MediaStatistics: Sendable, Equatable {
+    public var router = RouterCounters()
+    public var transport = TransportCounters()
+    /// Datagrams for no known connection (STUN username or 5-tuple).
+    public var unknownTuple: UInt64 = 0
+    public var truncated: UInt64 = 0
+    public var datagramsReceived: UInt64 = 0
+    public var datagramsSent: UInt64 = 0
+    public var sendFailures: UInt64 = 0
+    public var rooms = 0
+    public var connections = 0
+
+    public init() {}
+
+    mutating func add(_ other: MediaStatistics) {
+        router.add(other.router)
+        transport.add(other.transport)
+        unknownTuple &+= other.unknownTuple
+        truncated &+= other.truncated
+        datagramsReceived &+= other.datagramsReceived
+        datagramsSent &+= other.datagramsSent
+        sendFailures &+= other.sendFailures
+        rooms += other.rooms
+        connections += other.connections
+    }
+}
+
+extension RouterCounters {
+    mutating func add(_ o: RouterCounters) {
+        for i in packetsReceived.indices { packetsReceived[i] &+= o.packetsReceived[i] }
+        for i in packetsForwarded.indices { packetsForwarded[i] &+= o.packetsForwarded[i] }
+        for i in bytesForwarded.indices { bytesForwarded[i] &+= o.bytesForwarded[i] }
+        for i in dropped.indices { dropped[i] &+= o.dropped[i] }
+        nackReceived &+= o.nackReceived
+        retransmissions &+= o.retransmissions
+        nackMisses &+= o.nackMisses
+        pliSent &+= o.pliSent
+        nackSent &+= o.nackSent
+        rtcpReceived &+= o.rtcpReceived
+        rtcpSent &+= o.rtcpSent
+        transportCCFeedbackSent &+= o.transportCCFeedbackSent
+    }
+}
+
+extension TransportCounters {
+    mutating func add(_ o: TransportCounters) {
+        datagramsReceived &+= o.datagramsReceived
+        stunHandled &+= o.stunHandled
+        dtlsHandled &+= o.dtlsHandled
+        rtpReceived &+= o.rtpReceived
+        rtcpReceived &+= o.rtcpReceived
+        rtpProtected &+= o.rtpProtected
+        rtcpProtected &+= o.rtcpProtected
+        protectFailures &+= o.protectFailures
+        for reason in TransportDropReason.allCases { self[dropped: reason] &+= o[dropped: reason] }
+    }
+}
+
+extension MediaWorkerRooms {
+    /// This worker's counters, live and retired.
+    func statistics(egress: (sent: UInt64, failures: UInt64)) -> MediaStatistics {
+        var s = retired
+        for router in routers.values { s.router.add(router.counters) }
+        for connection in table.byID.values { s.transport.add(connection.transport.counters) }
+        s.unknownTuple &+= table.counters.unknownTuple
+        s.truncated &+= table.counters.truncated
+        s.datagramsReceived &+= table.counters.received
+        s.datagramsSent &+= egress.sent
+        s.sendFailures &+= egress.failures
+        s.rooms = routers.count
+        s.connections = table.byID.count
+        return s
+    }
+}
+
+extension MediaPlane {
+    /// The node's media counters now (asks every worker).
+    public func statistics() async -> MediaStatistics {
+        var total = MediaStatistics()
+        for worker in workers {
+            total.add(await worker.perform { rooms in rooms.statistics(egress: rooms.egressCounters) })
+        }
+        return total
+    }
+}
+
+extension MediaStatistics: CustomStringConvertible {
+    /// One line for the log: the non-zero counters.
+    public var description: String {
+        var parts: [String] = []
+        func add(_ name: String, _ value: UInt64) { if value != 0 { parts.append("\(name)=\(value)") } }
+        add("received.audio", router.packetsReceived[0])
+        add("received.video", router.packetsReceived[1])
+        add("forwarded.audio", router.packetsForwarded[0])
+        add("forwarded.video", router.packetsForwarded[1])
+        for reason in DropReason.allCases { add("dropped.\(reason.metricLabel)", router.dropped(reason)) }
+        for reason in TransportDropReason.allCases { add("dropped.transport.\(reason)", transport[dropped: reason]) }
+        add("dropped.unknown_tuple", unknownTuple)
+        add("nack.received", router.nackReceived)
+        add("nack.sent", router.nackSent)
+        add("retransmissions", router.retransmissions)
+        add("nack.misses", router.nackMisses)
+        add("pli.sent", router.pliSent)
+        add("twcc.sent", router.transportCCFeedbackSent)
+        add("rtcp.received", router.rtcpReceived)
+        add("rtcp.sent", router.rtcpSent)
+        add("udp.sent", datagramsSent)
+        add("udp.send_failures", sendFailures)
+        return parts.joined(separator: " ")
+    }
+}
