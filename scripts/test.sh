@@ -3,11 +3,15 @@
 #   1. build      debug build of every target and test, which must print no warning
 #   2. capture    fresh SDP from this machine's Chromium and aiortc (for stage 3)
 #   3. unit       swift test: unit, property, robustness and process tests
-#   4. rest       the admin REST API against openapi.yaml (schemathesis), Twilio's
+#   4. interop    real WebRTC clients through a real vroom-server on loopback:
+#                 aiortc (2 and 3 participants, disable/enable, unpublish, 5% loss
+#                 and jitter through vroom-impair) and headless Chromium on the
+#                 demo page (scripts/interop/run.sh)
+#   5. rest       the admin REST API against openapi.yaml (schemathesis), Twilio's
 #                 Python helper library and Twilio's own schema, on a live server
-#   5. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config)
-#   6. fuzz       every libFuzzer target for $VROOM_FUZZ_SECONDS (default 30) s
-#   7. bench      release benchmarks; packet-path malloc budgets (0 per packet)
+#   6. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config)
+#   7. fuzz       every libFuzzer target for $VROOM_FUZZ_SECONDS (default 30) s
+#   8. bench      release benchmarks; packet-path malloc budgets (0 per packet)
 # Needs what scripts/bootstrap.sh installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +60,16 @@ rm -f "$unit_log"
 [ -n "$tests" ] && [ "$tests" -gt 0 ] || { echo "no tests ran"; fail unit; }
 done_stage unit
 
+stage interop "scripts/interop/run.sh"
+interop_log=$(mktemp)
+interop_status=0
+scripts/interop/run.sh >"$interop_log" 2>&1 || interop_status=$?
+grep -E '^(==|    (PASS|FAIL)|interop:)' "$interop_log" || tail -n 40 "$interop_log"
+[ "$interop_status" -eq 0 ] || { tail -n 40 "$interop_log"; fail interop; }
+interop=$(sed -n 's/^interop: \([0-9]*\) passed.*/\1/p' "$interop_log" | tail -n1)
+rm -f "$interop_log"
+done_stage interop
+
 stage rest "scripts/rest-conformance.sh"
 scripts/rest-conformance.sh || fail rest
 done_stage rest
@@ -72,6 +86,6 @@ stage bench "scripts/bench.sh"
 scripts/bench.sh || fail bench
 done_stage bench
 
-printf '\nvroom: all %s stages passed in %ss (swift test: %s tests; REST conformance, fuzz and bench clean)\n' \
-  "$passed" "$(( $(date +%s) - started ))" "$tests"
-printf 'tests: %s passed, 0 failed\n' "$tests"
+printf '\nvroom: all %s stages passed in %ss (swift test: %s tests; %s interop scenarios; REST conformance, fuzz and bench clean)\n' \
+  "$passed" "$(( $(date +%s) - started ))" "$tests" "${interop:-0}"
+printf 'tests: %s passed, 0 failed\n' "$(( tests + ${interop:-0} ))"

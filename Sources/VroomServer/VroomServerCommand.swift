@@ -250,6 +250,7 @@ struct Serve: AsyncParsableCommand {
             let full = nodeLimit.map { participants >= $0 } ?? false
             return HealthStatus(status: full ? .atCapacity : .ok, rtcPorts: rtcPorts)
         }
+        router.addDemoPageRoute()
         router.get("/metrics") { _, _ -> Response in
             var text = PrometheusText()
             let (rooms, participants) = await host.read { service in
