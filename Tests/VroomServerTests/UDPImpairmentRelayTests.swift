@@ -49,9 +49,13 @@ import Glibc
     func delayIsTheMeanPlusJitter(distribution: ImpairmentProfile.JitterDistribution) {
         var model = ImpairmentModel(
             profile: .init(delayMilliseconds: 50, jitterMilliseconds: 10, jitterDistribution: distribution), seed: 11)
-        let delays = (0..<10_000).map { Double(model.decide(length: 10).delayNanoseconds) / 1e6 }
-        let mean = delays.reduce(0, +) / Double(delays.count)
-        let deviation = (delays.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(delays.count)).squareRoot()
+        var delays: [Double] = []
+        for _ in 0..<10_000 { delays.append(Double(model.decide(length: 10).delayNanoseconds) / 1e6) }
+        let count = Double(delays.count)
+        let mean: Double = delays.reduce(0, +) / count
+        var squares: Double = 0
+        for delay in delays { squares += (delay - mean) * (delay - mean) }
+        let deviation: Double = (squares / count).squareRoot()
         #expect(abs(mean - 50) < 0.5)
         switch distribution {
         case .uniform:
@@ -240,7 +244,7 @@ private final class TestUDPSocket {
     let port: UInt16
 
     init() throws {
-        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         var address = Self.loopback(port: 0)
         let result = withUnsafePointer(to: &address) {
             // The IPv4 layout of sockaddr.
@@ -254,6 +258,7 @@ private final class TestUDPSocket {
             // The IPv4 layout of sockaddr.
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
+        self.fd = fd
         port = UInt16(bigEndian: address.sin_port)
     }
 

@@ -17,6 +17,10 @@ Scenarios (default: all):
   d       headless Chromium on the demo page + one aiortc participant,
           media both ways (getStats in Chrome, decoding in aiortc)
 
+--signaling-only passes a scenario that stops at its first media step when
+every check before it passed: CI can guard the signaling half until the
+media plane lands, then drop the flag.
+
 Each scenario starts its own server (`--dev --http-port 0 --rtc-port 0`) and
 stops everything it started. Run it as scripts/interop/run.sh, which sets up
 the venv and a loopback-only network namespace. Exit status 0 when every
@@ -68,6 +72,13 @@ class Report:
     @property
     def passed(self):
         return self.stopped_at is None and all(ok for _, ok, _ in self.checks)
+
+    @property
+    def signaling_passed(self):
+        """Every check before the media steps passed; a stop, if any, was at
+        a media step (for --signaling-only, until the media plane lands)."""
+        media_stop = self.stopped_at is None or self.stopped_at.startswith("media")
+        return media_stop and all(ok for label, ok, _ in self.checks if not label.startswith("media"))
 
 
 async def wait_until(condition, timeout, interval=0.2):
@@ -149,6 +160,23 @@ def check_tone(report, label, sink, tone):
     frequency = sink.audio_frequency() if sink else None
     report.check(f"{label}: tone {tone:.0f} Hz", frequency is not None and abs(frequency - tone) <= 10,
                  f"dominant {frequency:.0f} Hz" if frequency else "no audio decoded")
+
+
+async def decoded_share(report, label, source, sink):
+    """Checks that >= 95% of the frame numbers `source` sent, from the first
+    one `sink` decoded up to now, get decoded. Frames still in flight or
+    waiting for a repair (a loaded machine decodes late) get up to 8 s to
+    arrive, so only real losses count."""
+    numbers = lambda: set(sink.numbers()) if sink else set()
+    if not numbers():
+        return report.check(label, False, "no frame decoded")
+    last = source.sent - 1
+    await wait_until(lambda: max(numbers()) >= last, 8)
+    seen = numbers()
+    wanted = range(min(seen), last + 1)
+    decoded = sum(1 for n in wanted if n in seen)
+    share = decoded / len(wanted)
+    return report.check(label, share >= 0.95, f"{decoded} of {len(wanted)} ({share:.1%})")
 
 
 # -- scenarios -----------------------------------------------------------------
@@ -273,22 +301,8 @@ async def scenario_c(report, context):
     await wait_for_media_path(report, [alice, bob], timeout=30)
 
     await asyncio.sleep(20)
-    end = time.monotonic()
-    sink = bob.sinks_by_publisher().get(("alice", "video"))
-    numbers = set(sink.numbers()) if sink else set()
-    source = alice.video_source
-    if not numbers:
-        report.check("bob decodes alice's video through the relay", False, "no frame")
-    else:
-        # Frames sent from the first one decoded up to 2 s before the end
-        # (later ones may still be in flight or waiting for a repair).
-        first = min(numbers)
-        last = max(n for n, t in enumerate(source.sent_times) if t <= end - 2.0)
-        wanted = range(first, last + 1)
-        decoded = sum(1 for n in wanted if n in numbers)
-        share = decoded / len(wanted) if wanted else 0
-        report.check(">= 95% of the frame numbers sent are decoded", share >= 0.95,
-                     f"{decoded} of {len(wanted)} ({share:.1%})")
+    await decoded_share(report, ">= 95% of the frame numbers sent are decoded",
+                        alice.video_source, bob.sinks_by_publisher().get(("alice", "video")))
     retransmissions = context.server.retransmission_count()
     report.check("the server's retransmission counter is above 0",
                  retransmissions is not None and retransmissions > 0,
@@ -445,17 +459,10 @@ async def scenario_self(report, context):
         report.stop("aiortc to aiortc through the relay", f"{sender.connectionState}/{receiver.connectionState}")
     report.check("aiortc to aiortc connected through vroom-impair", True)
     await asyncio.sleep(15)
-    end = time.monotonic()
     check_video(report, "receiver video", sinks.get("video"))
     check_tone(report, "receiver audio", sinks.get("audio"), TONES[2])
-    numbers = set(sinks["video"].numbers()) if "video" in sinks else set()
-    if numbers:
-        first = min(numbers)
-        last = max(n for n, t in enumerate(video.sent_times) if t <= end - 2.0)
-        decoded = sum(1 for n in range(first, last + 1) if n in numbers)
-        share = decoded / (last + 1 - first)
-        report.check(">= 95% of the frame numbers sent are decoded (aiortc NACKs)", share >= 0.95,
-                     f"{decoded} of {last + 1 - first} ({share:.1%})")
+    await decoded_share(report, ">= 95% of the frame numbers sent are decoded (aiortc NACKs)", video,
+                        sinks.get("video"))
     counters = relay.stop()
     up, down = (counters or {}).get("upstream", {}), (counters or {}).get("downstream", {})
     report.check("the relay carried the media and dropped some both ways",
@@ -529,6 +536,9 @@ async def main():
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     parser.add_argument("--log-dir", help="where server and browser logs go (default: a temp folder)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every participant step")
+    parser.add_argument("--signaling-only", action="store_true",
+                        help="pass a scenario that stops at a media step when everything before it passed "
+                             "(for CI until the media plane lands)")
     args = parser.parse_args()
     names = []
     for name in args.scenarios or list(SCENARIOS):
@@ -543,13 +553,14 @@ async def main():
     os.makedirs(log_dir, exist_ok=True)
 
     reports = [await run_scenario(name, args, log_dir) for name in names]
-    print("\n== summary")
-    for report in reports:
+    print("\n== summary" + (" (--signaling-only: stops at media steps pass)" if args.signaling_only else ""))
+    verdicts = [r.signaling_passed if args.signaling_only and r.name != "self" else r.passed for r in reports]
+    for report, verdict in zip(reports, verdicts):
         where = f" (stopped at {report.stopped_at})" if report.stopped_at else ""
         failed = [label for label, ok, _ in report.checks if not ok]
         detail = f" failed: {'; '.join(failed)}" if failed and not where else ""
-        print(f"   {'PASS' if report.passed else 'FAIL'} {report.name}{where}{detail}")
-    passed = sum(r.passed for r in reports)
+        print(f"   {'PASS' if verdict else 'FAIL'} {report.name}{where}{detail}")
+    passed = sum(verdicts)
     print(f"interop: {passed} passed, {len(reports) - passed} failed")
     return 0 if passed == len(reports) else 1
 
