@@ -45,12 +45,16 @@ extension MediaDescription {
     var lines: [String] { attributes.map(\.text) }
 }
 
-/// Runs `body` and returns the NegotiationError it throws (nil if none).
-func negotiationError(_ body: () throws(NegotiationError) -> Void) -> NegotiationError? {
+/// Runs `body` and returns the NegotiationError it throws (nil if none;
+/// another error is recorded as an issue).
+func negotiationError(_ body: () throws -> Void) -> NegotiationError? {
     do {
         try body()
         return nil
-    } catch {
+    } catch let error as NegotiationError {
         return error
+    } catch {
+        Issue.record("not a NegotiationError: \(error)")
+        return nil
     }
 }
