@@ -47,7 +47,7 @@ extension Router {
             sequenceNumber = payload.sfuU16(0)
             payloadOffset &+= 2
         }
-        counters.packetsReceived[receiver.kind.rawValue] &+= 1
+        counters.packetsReceived[receiver.kind] &+= 1
         switch receiver.receive(
             view, payloadOffset: payloadOffset, sequenceNumber: sequenceNumber, retransmitted: route.isRTX, now: now)
         {
@@ -113,7 +113,7 @@ extension Router {
             guard let length = send(view, payloadOffset: payloadOffset, parameters: parameters, asRTX: false,
                                     downTrack: downTrack, into: &sink)
             else { return }
-            let kind = downTrack.kind.rawValue
+            let kind = downTrack.kind
             counters.packetsForwarded[kind] &+= 1
             counters.bytesForwarded[kind] &+= UInt64(length)
             downTrack.stats.packets &+= 1
