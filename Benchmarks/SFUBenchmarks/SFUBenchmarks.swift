@@ -1,4 +1,131 @@
-// Forwarding budgets (filled by the media-plane issue).
+// Forwarding budgets (DESIGN.md, "The packet path"): ns and mallocs per
+// forwarded packet through the production Router: receiveRTP -> Receiver ->
+// each DownTrack's munger -> header written into a preallocated egress slot.
+// No SRTP here (the caller protects afterwards; that variant comes with the
+// SRTP helper's work).
+//
+//   swift package --disable-sandbox benchmark --target SFUBenchmarks
+//
+// One publisher VP8 track, N = 1, 10, 50 subscribers. "(x1000)" reports time
+// per ingress packet over batches of 1000 (divide by N for the time per
+// forwarded copy); "(mallocs)" runs one ingress packet per sample, so
+// "Malloc (total)" is the mallocs of one packet and its N copies.
 import Benchmark
+import Packets
+import SFU
+import WebRTC
 
-let benchmarks: @Sendable () -> Void = {}
+/// A sink over preallocated slots that the worker would fill and send; here
+/// they are reused round-robin and only the count and bytes are kept.
+struct RingSink: PacketSink {
+    let slots: UnsafeMutableRawBufferPointer
+    let slotSize = 1356
+    let slotCount: Int
+    var next = 0
+    var packets = 0
+    var bytes = 0
+
+    init(slotCount: Int) {
+        self.slotCount = slotCount
+        slots = UnsafeMutableRawBufferPointer.allocate(byteCount: slotCount * 1500, alignment: 16)
+    }
+
+    mutating func slot(for transport: TransportID) -> UnsafeMutableRawBufferPointer? {
+        let start = next * 1500
+        next = next + 1 == slotCount ? 0 : next + 1
+        return UnsafeMutableRawBufferPointer(rebasing: slots[start..<(start + slotSize)])
+    }
+
+    mutating func commit(transport: TransportID, length: Int, kind: EgressKind) {
+        packets &+= 1
+        bytes &+= length
+    }
+}
+
+/// A Chrome-like VP8 packet (abs-send-time 2, transport-cc 3, mid 4; 15-bit
+/// picture ID; 1100 bytes of payload), with sequence number `i`.
+func makePacket(sequence: UInt16, pictureID: UInt16, keyframe: Bool, ssrc: SSRC) -> [UInt8] {
+    let header = RTPHeader(
+        marker: true, payloadType: 96, sequenceNumber: sequence, timestamp: UInt32(pictureID) &* 3000, ssrc: ssrc,
+        extensions: [
+            .init(id: 2, value: [0x12, 0x34, 0x56]),
+            .init(id: 3, value: [UInt8(sequence >> 8), UInt8(sequence & 0xFF)]),
+            .init(id: 4, value: Array("0".utf8)),
+        ])
+    var payload = [UInt8](repeating: 0, count: 4 + 1100)
+    payload[0] = 0x90  // X, S, PID 0
+    payload[1] = 0x80  // I
+    payload[2] = 0x80 | UInt8(pictureID >> 8 & 0x7F)
+    payload[3] = UInt8(pictureID & 0xFF)
+    payload[4] = keyframe ? 0x30 : 0x31
+    var packet = [UInt8](repeating: 0, count: header.packetSize(payloadCount: payload.count))
+    packet.withUnsafeMutableBytes { out in
+        payload.withUnsafeBytes { _ = try! RTPHeader.writePacket(header, payload: $0, to: out) }
+    }
+    return packet
+}
+
+final class Scenario {
+    let router = Router()
+    var sink = RingSink(slotCount: 256)
+    let ssrc = SSRC(0x1234_5678)
+    var sequence: UInt16 = 1000
+    var pictureID: UInt16 = 100
+    var now = MediaTime.milliseconds(1000)
+    /// The next packet to push, refreshed in place (sequence, transport-cc
+    /// sequence, picture ID) so no packet is built during measurement.
+    var packet: [UInt8]
+    let buffer: UnsafeMutableRawBufferPointer
+
+    init(subscribers: Int) {
+        try! router.addPublisher(transport: TransportID(1), transportCCExtensionID: 3, midExtensionID: 4)
+        try! router.addReceiver(
+            track: TrackID(1), publisher: TransportID(1), kind: .video, mid: "0", payloadType: 96,
+            rtxPayloadType: 97, ssrc: ssrc, rtxSSRC: SSRC(0x1234_5679), clockRate: 90_000)
+        for index in 0..<subscribers {
+            let transport = TransportID(UInt32(100 + index))
+            try! router.addSubscriber(transport: transport, midExtensionID: 9, transportCCExtensionID: 5)
+            try! router.addDownTrack(
+                track: TrackID(1), subscriber: transport, ssrc: SSRC(UInt32(5000 + index)),
+                rtxSSRC: SSRC(UInt32(9000 + index)), payloadType: 100, rtxPayloadType: 101, mid: "1",
+                extensionCopies: [HeaderExtensionCopy(publisherID: 2, subscriberID: 3)])
+        }
+        packet = makePacket(sequence: sequence, pictureID: pictureID, keyframe: true, ssrc: ssrc)
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
+        _ = router.tick(now: now, into: &sink)
+        push()  // the keyframe: every DownTrack starts
+        packet = makePacket(sequence: sequence, pictureID: pictureID, keyframe: false, ssrc: ssrc)
+        // Warm up: the first packets grow the routers' dictionaries once.
+        for _ in 0..<100 { push() }
+    }
+
+    @inline(__always)
+    func push() {
+        packet.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        buffer.storeBytes(of: sequence.bigEndian, toByteOffset: 2, as: UInt16.self)
+        router.receiveRTP(buffer, length: packet.count, from: TransportID(1), now: now, into: &sink)
+        sequence &+= 1
+        pictureID = (pictureID &+ 1) & 0x7FFF
+        now = now.adding(nanoseconds: 2_000_000)
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal, .throughput], maxDuration: .seconds(2), maxIterations: 100_000)
+    let perPacket = Benchmark.Configuration(scalingFactor: .kilo)
+
+    for subscribers in [1, 10, 50] {
+        for (suffix, configuration) in [("x1000", perPacket), ("mallocs", Benchmark.defaultConfiguration)] {
+            Benchmark("SFU VP8 forward to \(subscribers) subscriber(s) (\(suffix))", configuration: configuration) {
+                benchmark in
+                let scenario = Scenario(subscribers: subscribers)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations { scenario.push() }
+                benchmark.stopMeasurement()
+                precondition(scenario.sink.packets > 0)
+                blackHole(scenario.sink.bytes)
+            }
+        }
+    }
+}

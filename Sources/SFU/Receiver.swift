@@ -43,6 +43,10 @@ public final class Receiver {
     /// The publisher's last SR on the primary SSRC: NTP and RTP time, and
     /// when it arrived (for RR's LSR/DLSR and for our SRs' RTP times).
     var lastSenderReport: (ntp: UInt64, rtp: UInt32, arrival: MediaTime)?
+    /// Video packets the publisher's link lost, to NACK; `nackDue` when a
+    /// new gap appeared (the router sends at once).
+    var missing = MissingPackets()
+    var nackDue = false
 
     init(
         track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,
@@ -71,6 +75,7 @@ public final class Receiver {
         unwrapper = SequenceNumberUnwrapper()
         reception = ReceptionStatistics(clockRate: clockRate)
         lastSenderReport = nil
+        missing.removeAll()
         stats.sourceChanges &+= 1
     }
 
@@ -107,6 +112,7 @@ public final class Receiver {
             // A probe in order: drop it and close the numbering behind it. (A
             // late one fills a hole the subscribers already count, so it goes
             // on like media.)
+            noteArrival(extended)
             _ = unwrapper.unwrap(sequenceNumber)
             window.record(extended, droppedPadding: true)
             reception.record(
@@ -123,6 +129,7 @@ public final class Receiver {
             input.pictureID = descriptor.pictureID
             input.tl0PicIdx = descriptor.tl0PicIdx
         }
+        noteArrival(extended)
         _ = unwrapper.unwrap(sequenceNumber)
         window.record(extended, droppedPadding: false)
         reception.record(
@@ -144,6 +151,23 @@ public final class Receiver {
         stats.bytes &+= UInt64(packet.bytes.count)
         history?.store(packet.bytes, payloadOffset: payloadOffset, sequence: sequence)
         return .forward(input)
+    }
+
+    /// Gap bookkeeping for NACKs to the publisher (video only: Opus has
+    /// no NACK in Vroom's SDP). A gap longer than `MissingPackets.capacity`
+    /// asks for a keyframe instead.
+    private func noteArrival(_ extended: UInt64) {
+        guard kind == .video, let highest = window.highest else { return }
+        if extended > highest &+ 1 {
+            if missing.add(from: highest &+ 1, to: extended) {
+                nackDue = true
+            } else {
+                missing.removeAll()
+                keyframeWanted = true
+            }
+        } else if extended < highest {
+            missing.remove(extended)
+        }
     }
 
     /// The munger input for a packet out of the history (retransmission).

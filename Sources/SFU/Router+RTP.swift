@@ -47,13 +47,15 @@ extension Router {
             sequenceNumber = payload.sfuU16(0)
             payloadOffset &+= 2
         }
-        counters.packetsReceived[receiver.kind.rawValue] &+= 1
+        counters.packetsReceived[receiver.kind] &+= 1
         switch receiver.receive(
             view, payloadOffset: payloadOffset, sequenceNumber: sequenceNumber, retransmitted: route.isRTX, now: now)
         {
         case .drop(let reason):
             counters.drop(reason)
+            if receiver.nackDue { sendNACK(receiver, now: now, into: &sink) }
         case .forward(let input):
+            if receiver.nackDue { sendNACK(receiver, now: now, into: &sink) }
             guard receiver.isForwarding else {
                 counters.drop(.disabled)
                 return
@@ -62,6 +64,32 @@ extension Router {
                 forward(view, payloadOffset: payloadOffset, input: input, to: downTrack, now: now, into: &sink)
             }
         }
+    }
+
+    /// NACKs the publisher for what its link lost that is due now (all new
+    /// gaps at once; retries from `tick`). Writes the NACK without an array.
+    func sendNACK(_ receiver: Receiver, now: MediaTime, into sink: inout some PacketSink) {
+        receiver.nackDue = false
+        guard !receiver.missing.isEmpty, let mediaSSRC = receiver.primarySSRC,
+            let session = publishers[receiver.publisher]
+        else { return }
+        guard let slot = sink.slot(for: receiver.publisher) else {
+            counters.drop(.noSlot)
+            return
+        }
+        guard var writer = NACKWriter(buffer: slot, senderSSRC: session.rtcpSSRC, mediaSSRC: mediaSSRC) else {
+            counters.drop(.tooLarge)
+            return
+        }
+        // Older than the history is kept for cannot help any subscriber.
+        let highest = receiver.window.highest ?? 0
+        let oldest = highest > UInt64(PacketHistory.capacity) ? highest - UInt64(PacketHistory.capacity) : 0
+        receiver.missing.takeDue(now: now, oldest: oldest) { _ = writer.append($0) }
+        guard let length = writer.finish() else { return }
+        sink.commit(transport: receiver.publisher, length: length, kind: .rtcp)
+        counters.nackSent &+= UInt64(writer.count)
+        counters.rtcpSent &+= 1
+        receiver.stats.nacksSent &+= UInt64(writer.count)
     }
 
     /// Decide, then act: the munger's decision for this subscriber, then the
@@ -85,7 +113,7 @@ extension Router {
             guard let length = send(view, payloadOffset: payloadOffset, parameters: parameters, asRTX: false,
                                     downTrack: downTrack, into: &sink)
             else { return }
-            let kind = downTrack.kind.rawValue
+            let kind = downTrack.kind
             counters.packetsForwarded[kind] &+= 1
             counters.bytesForwarded[kind] &+= UInt64(length)
             downTrack.stats.packets &+= 1

@@ -2,7 +2,8 @@ import Packets
 import WebRTC
 
 extension Router {
-    /// Sends what is due at `now`: pending keyframe requests, transport-cc
+    /// Sends what is due at `now`: pending keyframe requests, NACK retries
+    /// to publishers (every 20 ms while packets are missing), transport-cc
     /// feedback to each publisher that negotiated it (every 50 ms), and
     /// every second an RR per publisher and an SR per DownTrack that has
     /// sent. Returns when to call again. Call it also after control commands.
@@ -17,6 +18,13 @@ extension Router {
             } else {
                 sendPLI(receiver, now: now, into: &sink)
             }
+        }
+
+        // Retries of NACKs to publishers; check again in 20 ms while any
+        // packet is still missing.
+        for receiver in receivers.values where !receiver.missing.isEmpty {
+            sendNACK(receiver, now: now, into: &sink)
+            if !receiver.missing.isEmpty { deadline = min(deadline, now.adding(nanoseconds: 20_000_000)) }
         }
 
         if publishers.values.contains(where: { $0.transportCC != nil }) {

@@ -1,17 +1,32 @@
+/// Two counters, one per `MediaKind`.
+public struct KindCounts: Sendable, Equatable {
+    public var audio: UInt64 = 0
+    public var video: UInt64 = 0
+    public init(audio: UInt64 = 0, video: UInt64 = 0) {
+        self.audio = audio
+        self.video = video
+    }
+    public subscript(kind: MediaKind) -> UInt64 {
+        get { kind == .audio ? audio : video }
+        set { if kind == .audio { audio = newValue } else { video = newValue } }
+    }
+}
+
 /// Router-wide packet counters, named after DESIGN.md's metrics. Plain
-/// integers that the worker reads off its own thread's router and adds to
-/// the process metrics; nothing here allocates after `init`.
+/// integers in fixed fields (no arrays: a copy the worker keeps for deltas
+/// must never make the next increment copy-on-write), read off the worker
+/// thread's own router and added to the process metrics.
 public struct RouterCounters: Sendable, Equatable {
     /// `vroom_packets_received_total{kind}`: RTP packets from publishers
-    /// that reached a receiver (index `MediaKind.rawValue`).
-    public var packetsReceived: [UInt64] = [0, 0]
+    /// that reached a receiver.
+    public var packetsReceived = KindCounts()
     /// `vroom_packets_forwarded_total{kind}`: copies sent to subscribers
     /// (retransmissions excluded).
-    public var packetsForwarded: [UInt64] = [0, 0]
+    public var packetsForwarded = KindCounts()
     /// `vroom_bytes_forwarded_total{kind}`.
-    public var bytesForwarded: [UInt64] = [0, 0]
-    /// `vroom_packets_dropped_total{reason}`, indexed by `DropReason.rawValue`.
-    public var dropped: [UInt64] = Array(repeating: 0, count: DropReason.allCases.count)
+    public var bytesForwarded = KindCounts()
+    /// `vroom_packets_dropped_total{reason}`: read with `dropped(_:)`.
+    var drops = DropCounts()
     /// `vroom_nack_received_total`: sequence numbers subscribers asked for.
     public var nackReceived: UInt64 = 0
     /// `vroom_retransmissions_total`: packets resent from the history.
@@ -32,8 +47,50 @@ public struct RouterCounters: Sendable, Equatable {
     public init() {}
 
     /// Drops counted for `reason`.
-    public func dropped(_ reason: DropReason) -> UInt64 { dropped[reason.rawValue] }
+    public func dropped(_ reason: DropReason) -> UInt64 { drops[reason] }
 
     @inline(__always)
-    mutating func drop(_ reason: DropReason) { dropped[reason.rawValue] &+= 1 }
+    mutating func drop(_ reason: DropReason) { drops[reason] &+= 1 }
+}
+
+/// One counter per `DropReason`, in fields.
+struct DropCounts: Sendable, Equatable {
+    var malformed: UInt64 = 0, unknownSSRC: UInt64 = 0, unknownTransport: UInt64 = 0, disabled: UInt64 = 0
+    var paused: UInt64 = 0, padding: UInt64 = 0, rtxProbe: UInt64 = 0, duplicate: UInt64 = 0
+    var tooOld: UInt64 = 0, waitingForKeyframe: UInt64 = 0, noSlot: UInt64 = 0, tooLarge: UInt64 = 0
+
+    subscript(reason: DropReason) -> UInt64 {
+        get {
+            switch reason {
+            case .malformed: malformed
+            case .unknownSSRC: unknownSSRC
+            case .unknownTransport: unknownTransport
+            case .disabled: disabled
+            case .paused: paused
+            case .padding: padding
+            case .rtxProbe: rtxProbe
+            case .duplicate: duplicate
+            case .tooOld: tooOld
+            case .waitingForKeyframe: waitingForKeyframe
+            case .noSlot: noSlot
+            case .tooLarge: tooLarge
+            }
+        }
+        set {
+            switch reason {
+            case .malformed: malformed = newValue
+            case .unknownSSRC: unknownSSRC = newValue
+            case .unknownTransport: unknownTransport = newValue
+            case .disabled: disabled = newValue
+            case .paused: paused = newValue
+            case .padding: padding = newValue
+            case .rtxProbe: rtxProbe = newValue
+            case .duplicate: duplicate = newValue
+            case .tooOld: tooOld = newValue
+            case .waitingForKeyframe: waitingForKeyframe = newValue
+            case .noSlot: noSlot = newValue
+            case .tooLarge: tooLarge = newValue
+            }
+        }
+    }
 }
