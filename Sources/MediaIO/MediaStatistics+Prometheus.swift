@@ -6,7 +6,7 @@ extension MediaStatistics {
     /// names DESIGN.md ("Metrics") fixes.
     public var prometheusText: String {
         var out = PrometheusText()
-        let kinds: [(String, Int)] = [("audio", SFU.MediaKind.audio.rawValue), ("video", SFU.MediaKind.video.rawValue)]
+        let kinds: [(String, SFU.MediaKind)] = [("audio", .audio), ("video", .video)]
         out.family("vroom_packets_received_total", "RTP packets received from publishers.", "counter")
         for (label, i) in kinds { out.sample("vroom_packets_received_total", ["kind": label], router.packetsReceived[i]) }
         out.family("vroom_packets_forwarded_total", "RTP packets sent to subscribers.", "counter")

@@ -32,23 +32,6 @@ public struct MediaStatistics: Sendable, Equatable {
     }
 }
 
-extension RouterCounters {
-    mutating func add(_ o: RouterCounters) {
-        for i in packetsReceived.indices { packetsReceived[i] &+= o.packetsReceived[i] }
-        for i in packetsForwarded.indices { packetsForwarded[i] &+= o.packetsForwarded[i] }
-        for i in bytesForwarded.indices { bytesForwarded[i] &+= o.bytesForwarded[i] }
-        for i in dropped.indices { dropped[i] &+= o.dropped[i] }
-        nackReceived &+= o.nackReceived
-        retransmissions &+= o.retransmissions
-        nackMisses &+= o.nackMisses
-        pliSent &+= o.pliSent
-        nackSent &+= o.nackSent
-        rtcpReceived &+= o.rtcpReceived
-        rtcpSent &+= o.rtcpSent
-        transportCCFeedbackSent &+= o.transportCCFeedbackSent
-    }
-}
-
 extension TransportCounters {
     mutating func add(_ o: TransportCounters) {
         datagramsReceived &+= o.datagramsReceived
@@ -96,10 +79,10 @@ extension MediaStatistics: CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         func add(_ name: String, _ value: UInt64) { if value != 0 { parts.append("\(name)=\(value)") } }
-        add("received.audio", router.packetsReceived[0])
-        add("received.video", router.packetsReceived[1])
-        add("forwarded.audio", router.packetsForwarded[0])
-        add("forwarded.video", router.packetsForwarded[1])
+        add("received.audio", router.packetsReceived.audio)
+        add("received.video", router.packetsReceived.video)
+        add("forwarded.audio", router.packetsForwarded.audio)
+        add("forwarded.video", router.packetsForwarded.video)
         for reason in DropReason.allCases { add("dropped.\(reason.metricLabel)", router.dropped(reason)) }
         for reason in TransportDropReason.allCases { add("dropped.transport.\(reason)", transport[dropped: reason]) }
         add("dropped.unknown_tuple", unknownTuple)
