@@ -33,6 +33,7 @@ final class RecordingConnection: ParticipantConnection, @unchecked Sendable {
         case .message: "message"
         case .subscriptionsChanged: "subscriptionsChanged"
         case .disconnected(let error): "disconnected \(error.code)"
+        case .mediaError(let code, _): "mediaError \(code.rawValue)"
         }
     }
 }
