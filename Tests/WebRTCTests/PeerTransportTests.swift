@@ -137,6 +137,14 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         #expect(!pair.server.isConnected)
     }
 
+    @Test func noCommonSRTPProfileFailsWith53407() throws {
+        let pair = try TransportPair(clientProfiles: [.aes128CMSHA1_80], serverProfiles: [.aeadAES128GCM])
+        pair.connect()
+        #expect(pair.server.failure?.code == 53407)
+        #expect(pair.client.failure?.code == 53407)
+        #expect(!pair.server.isConnected && !pair.client.isConnected)
+    }
+
     @Test func badSTUNIsDroppedAndCountedWithoutDisturbingTheSession() throws {
         let pair = try TransportPair()
         pair.connect()
