@@ -321,6 +321,23 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         #expect(!pair.server.isConnected)
     }
 
+    @Test func demuxAgreesWithPacketKindForEveryFirstTwoBytes() {
+        var disagreements = 0
+        for first in 0...255 {
+            for second in 0...255 {
+                let bytes: [UInt8] = [UInt8(first), UInt8(second)]
+                bytes.withUnsafeBytes { raw in
+                    if PeerTransport.classify(raw) != PacketKind(classifying: raw) { disagreements += 1 }
+                }
+            }
+            [UInt8(first)].withUnsafeBytes { raw in
+                if PeerTransport.classify(raw) != PacketKind(classifying: raw) { disagreements += 1 }
+            }
+        }
+        #expect(disagreements == 0)
+        #expect([UInt8]().withUnsafeBytes { PeerTransport.classify($0) } == .unknown)
+    }
+
     @Test func randomDatagramsNeverCrash() throws {
         var random = SeededGenerator(seed: 0x5EED_7A57)
         let pair = try TransportPair()
