@@ -1,3 +1,4 @@
+import Glibc
 import Packets
 import Testing
 @testable import WebRTC
@@ -105,6 +106,29 @@ import Testing
         #expect((sent.client + sent.server).allSatisfy { $0.count <= DTLSEndpoint.minimumMTU })
     }
 
+    @Test func aLostClientHelloIsSentAgainWhenTheTimerFires() throws {
+        let (client, server) = try DTLSEndpointTests.endpoints()
+        client.start(now: .seconds(1))
+        let lost = try #require(client.pollDatagram())
+        let deadline = try #require(client.nextTimeout)
+        // RFC 6347 section 4.2.4.1: the first timer is 1 s.
+        #expect(deadline > .seconds(1.9) && deadline <= .seconds(2))
+        client.handleTimeout(now: .seconds(1.5))
+        #expect(client.pollDatagram() == nil)
+        // OpenSSL checks expiry against its own wall clock: let 1 s pass.
+        usleep(1_050_000)
+        client.handleTimeout(now: deadline)
+        let again = try #require(client.pollDatagram())
+        #expect(again.count == lost.count)
+        #expect(again[13] == 1)  // a ClientHello again
+        // The timer doubles (RFC 6347 section 4.2.4.1).
+        let second = try #require(client.nextTimeout)
+        #expect(second.nanoseconds(since: deadline) > 1_900_000_000)
+        again.withUnsafeBytes { _ = server.receive($0, now: deadline) }
+        DTLSEndpointTests.shuttle(client, server)
+        #expect(client.isConnected && server.isConnected)
+    }
+
     @Test func fingerprintMismatchFails() throws {
         let (client, server) = try DTLSEndpointTests.endpoints(serverExpects: TestCertificates.stranger.fingerprint)
         client.start(now: .seconds(1))
@@ -132,11 +156,16 @@ import Testing
         #expect(client.pollEvent() == .failed(.dtlsTransport("unsupported fingerprint algorithm md5")))
     }
 
-    @Test func garbageFromThePeerIsDiscardedDuringTheHandshake() throws {
+    @Test func recordsThatCannotBeReadAreDiscardedDuringTheHandshake() throws {
         let (client, server) = try DTLSEndpointTests.endpoints()
-        var junk: [UInt8] = [22, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10]
-        junk += [UInt8](repeating: 0x41, count: 10)
-        #expect(junk.withUnsafeBytes { server.receive($0, now: .seconds(1)) })
+        // A record whose length runs past the datagram, and an epoch-1
+        // record before any keys exist: RFC 6347 section 4.1.2.7 says drop.
+        // (A well-formed epoch-0 record with a malformed handshake message is
+        // a fatal decode error in OpenSSL; ICE keeps strangers from sending one.)
+        let truncated: [UInt8] = [22, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 40, 0x01, 0x00] + [UInt8](repeating: 0x41, count: 10)
+        let wrongEpoch: [UInt8] = [23, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 0, 1, 0, 10] + [UInt8](repeating: 0x41, count: 10)
+        #expect(truncated.withUnsafeBytes { server.receive($0, now: .seconds(1)) })
+        #expect(wrongEpoch.withUnsafeBytes { server.receive($0, now: .seconds(1)) })
         client.start(now: .seconds(1))
         DTLSEndpointTests.shuttle(client, server)
         #expect(client.isConnected && server.isConnected)

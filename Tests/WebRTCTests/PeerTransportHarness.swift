@@ -37,7 +37,7 @@ final class TransportPair {
 
     init(serverDTLSRole: DTLSRole = .server, clientMTU: Int = 1200, serverMTU: Int = 1200,
          serverExpectsFingerprint: String? = nil, consentTimeout: Duration = .seconds(30),
-         clientProfiles: [SRTPProfile] = SRTPProfile.allCases) throws {
+         clientProfiles: [SRTPProfile] = SRTPProfile.allCases, serverProfiles: [SRTPProfile] = SRTPProfile.allCases) throws {
         let serverRemote = RemoteTransportParameters(
             ice: clientICE, fingerprintAlgorithm: "sha-256",
             fingerprint: serverExpectsFingerprint ?? TestCertificates.client.fingerprint)
@@ -46,7 +46,8 @@ final class TransportPair {
         server = try PeerTransport(
             certificate: TestCertificates.server, localICE: serverICE, remote: serverRemote,
             dtlsRole: serverDTLSRole, iceMode: .lite,
-            configuration: PeerTransportConfiguration(consentTimeout: consentTimeout, mtu: serverMTU), now: now)
+            configuration: PeerTransportConfiguration(
+                consentTimeout: consentTimeout, mtu: serverMTU, srtpProfiles: serverProfiles), now: now)
         client = try PeerTransport(
             certificate: TestCertificates.client, localICE: clientICE, remote: clientRemote,
             dtlsRole: serverDTLSRole == .server ? .client : .server, iceMode: .controlling(remote: serverAddress),
@@ -96,8 +97,9 @@ final class TransportPair {
         let end = now.adding(nanoseconds: limit.mediaNanoseconds)
         deliver()
         while !done() {
-            let next = [server.nextTimeout, client.nextTimeout].compactMap { $0 }.min() ?? end
-            guard next <= end else { break }
+            // Nothing scheduled (both failed or idle) or beyond the limit: stop.
+            guard let next = [server.nextTimeout, client.nextTimeout].compactMap({ $0 }).min(), next <= end
+            else { break }
             now = max(now, next)
             server.handleTimeout(now: now)
             client.handleTimeout(now: now)

@@ -137,6 +137,14 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         #expect(!pair.server.isConnected)
     }
 
+    @Test func noCommonSRTPProfileFailsWith53407() throws {
+        let pair = try TransportPair(clientProfiles: [.aes128CMSHA1_80], serverProfiles: [.aeadAES128GCM])
+        pair.connect()
+        #expect(pair.server.failure?.code == 53407)
+        #expect(pair.client.failure?.code == 53407)
+        #expect(!pair.server.isConnected && !pair.client.isConnected)
+    }
+
     @Test func badSTUNIsDroppedAndCountedWithoutDisturbingTheSession() throws {
         let pair = try TransportPair()
         pair.connect()
@@ -311,6 +319,23 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         pair.deliver()
         #expect(pair.serverEvents.last == .closedByPeer)
         #expect(!pair.server.isConnected)
+    }
+
+    @Test func demuxAgreesWithPacketKindForEveryFirstTwoBytes() {
+        var disagreements = 0
+        for first in 0...255 {
+            for second in 0...255 {
+                let bytes: [UInt8] = [UInt8(first), UInt8(second)]
+                bytes.withUnsafeBytes { raw in
+                    if PeerTransport.classify(raw) != PacketKind(classifying: raw) { disagreements += 1 }
+                }
+            }
+            [UInt8(first)].withUnsafeBytes { raw in
+                if PeerTransport.classify(raw) != PacketKind(classifying: raw) { disagreements += 1 }
+            }
+        }
+        #expect(disagreements == 0)
+        #expect([UInt8]().withUnsafeBytes { PeerTransport.classify($0) } == .unknown)
     }
 
     @Test func randomDatagramsNeverCrash() throws {
