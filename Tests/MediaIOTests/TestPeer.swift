@@ -202,7 +202,6 @@ final class TestPeer {
             s=-\r
             t=0 0\r
             a=group:BUNDLE \(server.media.map(\.mid).joined(separator: " "))\r
-            a=msid-semantic: WMS\r
 
             """
         var section: [String] = []
