@@ -113,7 +113,7 @@ let package = Package(
 
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "SDP", "Packets", "VroomTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SFUTests", dependencies: ["SFU", "WebRTC", "Packets", "VroomTesting"]),
-        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "WebRTC", "SFU", "Packets", "VroomTesting"]),
+        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "WebRTC", "SFU", "Packets", "SDP", "Rooms", "CVroomUDP", "VroomTesting"]),
         .testTarget(name: "PacketsTests", dependencies: ["Packets", "VroomTesting"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus"]),

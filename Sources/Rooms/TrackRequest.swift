@@ -31,4 +31,13 @@ public struct PublishedTrackAssignment: Hashable, Sendable {
     public var enabled: Bool
     /// True when this track was new in this publish (a new SID).
     public var isNew: Bool
+
+    public init(mid: String, sid: TrackSID, name: String, kind: TrackKind, enabled: Bool, isNew: Bool) {
+        self.mid = mid
+        self.sid = sid
+        self.name = name
+        self.kind = kind
+        self.enabled = enabled
+        self.isNew = isNew
+    }
 }

@@ -8,7 +8,7 @@ import VroomTesting
 import WebRTC
 
 @testable import MediaIO
-@testable import Rooms
+import Rooms
 
 /// The `MediaEvent`s a plane reported (its closure runs on a worker thread).
 final class EventLog: Sendable {
