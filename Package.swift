@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "WebRTC", "SFU", "Packets", "SDP", "Rooms", "CVroomUDP", "VroomTesting"]),
         .testTarget(name: "PacketsTests", dependencies: ["Packets", "VroomTesting"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus"]),
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus", "WebRTC"]),
         .testTarget(name: "VroomServerTests", dependencies: [
             "MediaIO", "Signaling", "VroomTesting",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

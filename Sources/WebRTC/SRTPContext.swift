@@ -1,7 +1,10 @@
 import CSRTP
 
-/// libsrtp2 wants `srtp_init()` exactly once per process before any session.
-/// A global `let` is initialised once, atomically (swift_once), on first use.
+/// libsrtp2 wants `srtp_init()` exactly once per process before any session:
+/// a second call fails (bad_param, its debug module is already loaded) and
+/// two concurrent calls race on its globals. A global `let` is initialised
+/// once, atomically (swift_once), on first use; everything in the process
+/// goes through `SRTPContext.libraryStatus`.
 private let srtpLibraryStatus: srtp_err_status_t = srtp_init()
 
 /// Why `SRTPContext` refused to unprotect a packet.
@@ -47,6 +50,9 @@ public final class SRTPContext {
 
     /// Two sessions from `material` (key || salt each). Throws 53407 when a
     /// key has the wrong length for the profile or libsrtp refuses it.
+    /// The result of the process's one `srtp_init()` (run on first use).
+    public static var libraryStatus: srtp_err_status_t { srtpLibraryStatus }
+
     public init(material: SRTPKeyingMaterial) throws(WebRTCError) {
         let profile = material.profile
         let expected = profile.keyLength + profile.saltLength

@@ -46,6 +46,9 @@ extension ServerProcessTests {
         }
     }
 
+    /// A publish offer a real client could send: BUNDLE, rtcp-mux, ICE
+    /// credentials and a fingerprint (the server answers it for real; no
+    /// media flows in these tests).
     static let offer = """
         v=0\r
         o=- 4611731400430051336 2 IN IP4 127.0.0.1\r
@@ -54,16 +57,52 @@ extension ServerProcessTests {
         a=group:BUNDLE 0 1\r
         m=audio 9 UDP/TLS/RTP/SAVPF 111\r
         c=IN IP4 0.0.0.0\r
+        a=ice-ufrag:abcd\r
+        a=ice-pwd:abcdefghijklmnopqrstuvwx\r
+        a=fingerprint:sha-256 \(fingerprint)\r
+        a=setup:actpass\r
         a=mid:0\r
         a=sendonly\r
+        a=rtcp-mux\r
         a=rtpmap:111 opus/48000/2\r
         m=video 9 UDP/TLS/RTP/SAVPF 96\r
         c=IN IP4 0.0.0.0\r
+        a=ice-ufrag:abcd\r
+        a=ice-pwd:abcdefghijklmnopqrstuvwx\r
+        a=fingerprint:sha-256 \(fingerprint)\r
+        a=setup:actpass\r
         a=mid:1\r
         a=sendonly\r
+        a=rtcp-mux\r
         a=rtpmap:96 VP8/90000\r
 
         """
+
+    static let fingerprint = (0..<32).map { _ in "AB" }.joined(separator: ":")
+
+    /// A client's answer to a server subscriber offer: every m-line
+    /// accepted recvonly with its first format (no media flows here).
+    static func answer(to offer: String) -> String {
+        var lines = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0"]
+        let sections = offer.components(separatedBy: "\r\nm=").dropFirst()
+        let mids = sections.compactMap { section in
+            section.components(separatedBy: "\r\n").first { $0.hasPrefix("a=mid:") }.map { String($0.dropFirst(6)) }
+        }
+        lines.append("a=group:BUNDLE " + mids.joined(separator: " "))
+        for section in sections {
+            let sectionLines = section.components(separatedBy: "\r\n")
+            let media = sectionLines[0].split(separator: " ")
+            let format = String(media[3])
+            lines.append("m=\(media[0]) 9 \(media[2]) \(format)")
+            lines.append("c=IN IP4 0.0.0.0")
+            lines += ["a=ice-ufrag:wxyz", "a=ice-pwd:abcdefghijklmnopqrstuvwx", "a=fingerprint:sha-256 \(fingerprint)"]
+            lines.append("a=setup:active")
+            lines += sectionLines.filter { $0.hasPrefix("a=mid:") || $0.hasPrefix("a=rtpmap:\(format) ") }
+            lines.append(sectionLines.contains("a=inactive") ? "a=inactive" : "a=recvonly")
+            lines.append("a=rtcp-mux")
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
 
     func joined(_ client: SignalingClient, room: String = "standup", id: String = "j") async throws -> [String: Any] {
         client.send(["type": "join", "id": id, "room": room])
@@ -107,7 +146,7 @@ extension ServerProcessTests {
         let offered = try #require(offer["tracks"] as? [[String: Any]])
         #expect(Set(offered.map { $0["trackSid"] as? String }) == Set(tracks.map { $0["sid"] as? String }))
         #expect(offered.allSatisfy { $0["participantSid"] as? String == aliceSid })
-        bob.send(["type": "subscribeAnswer", "sdp": "v=0\r\n"])
+        bob.send(["type": "subscribeAnswer", "sdp": Self.answer(to: try #require(offer["sdp"] as? String))])
 
         // Disable: bob is told, with no reason; no new offer (enable/disable changes no SDP).
         let camera = try #require(tracks.last?["sid"] as? String)
@@ -273,15 +312,23 @@ extension ServerProcessTests {
     }
 
     func publish(_ client: SignalingClient, mid: String = "0", name: String, kind: String = "audio") async throws {
+        let codec = kind == "audio" ? "111 opus/48000/2" : "96 VP8/90000"
         let offer = """
             v=0\r
             o=- 1 2 IN IP4 127.0.0.1\r
             s=-\r
             t=0 0\r
-            m=\(kind) 9 UDP/TLS/RTP/SAVPF 111\r
+            a=group:BUNDLE \(mid)\r
+            m=\(kind) 9 UDP/TLS/RTP/SAVPF \(codec.prefix { $0 != " " })\r
             c=IN IP4 0.0.0.0\r
+            a=ice-ufrag:abcd\r
+            a=ice-pwd:abcdefghijklmnopqrstuvwx\r
+            a=fingerprint:sha-256 \(Self.fingerprint)\r
+            a=setup:actpass\r
             a=mid:\(mid)\r
             a=sendonly\r
+            a=rtcp-mux\r
+            a=rtpmap:\(codec)\r
 
             """
         client.send(["type": "publish", "id": "p-\(name)", "sdp": offer, "tracks": [["mid": mid, "name": name, "kind": kind]]])
@@ -319,7 +366,7 @@ extension ServerProcessTests {
         #expect(resent["sdp"] as? String == offer1["sdp"] as? String)
 
         // The answer releases the next offer, with both tracks on new mids.
-        again.send(["type": "subscribeAnswer", "sdp": "v=0\r\n"])
+        again.send(["type": "subscribeAnswer", "sdp": Self.answer(to: try #require(resent["sdp"] as? String))])
         let offer2 = try await again.next("subscribeOffer", index: 1)
         let tracks = try #require(offer2["tracks"] as? [[String: Any]])
         #expect(tracks.count == 2)
@@ -367,7 +414,7 @@ extension ServerProcessTests {
         // Bob does not answer: the same offer comes again after the interval.
         let again = try await bob.next("subscribeOffer", index: 1)
         #expect(again["sdp"] as? String == first["sdp"] as? String)
-        bob.send(["type": "subscribeAnswer", "sdp": "v=0\r\n"])
+        bob.send(["type": "subscribeAnswer", "sdp": Self.answer(to: try #require(first["sdp"] as? String))])
         let count = bob.count("subscribeOffer")
         try await Task.sleep(for: .milliseconds(2500))
         #expect(bob.count("subscribeOffer") == count, "an answered offer is not sent again")
