@@ -1,8 +1,10 @@
 // Forwarding budgets (DESIGN.md, "The packet path"): ns and mallocs per
 // forwarded packet through the production Router: receiveRTP -> Receiver ->
 // each DownTrack's munger -> header written into a preallocated egress slot.
-// No SRTP here (the caller protects afterwards; that variant comes with the
-// SRTP helper's work).
+// "SFU VP8 forward" stops there (must allocate nothing); "SFU+SRTP VP8
+// forward" also protects every copy in place with its subscriber's libsrtp2
+// AES-GCM context, as the media worker's sink does (Debian's libsrtp2 is
+// built on NSS, which allocates inside each protect: reported, not budgeted).
 //
 //   swift package --disable-sandbox benchmark --target SFUBenchmarks
 //
@@ -42,6 +44,37 @@ struct RingSink: PacketSink {
     }
 }
 
+/// `RingSink` plus what the worker's `ConnectionSink` does next: SRTP
+/// protect in place with the subscriber's context (AEAD_AES_128_GCM), into
+/// the slot's 144 spare bytes.
+struct ProtectingSink: PacketSink {
+    var ring: RingSink
+    let contexts: [SRTPContext]
+    var reserved: UnsafeMutableRawBufferPointer?
+    var protectedBytes = 0
+
+    init(slotCount: Int, subscribers: Int) {
+        ring = RingSink(slotCount: slotCount)
+        let key = [UInt8](repeating: 7, count: SRTPProfile.aeadAES128GCM.keyLength + SRTPProfile.aeadAES128GCM.saltLength)
+        contexts = (0..<subscribers).map { _ in
+            try! SRTPContext(material: SRTPKeyingMaterial(profile: .aeadAES128GCM, local: key, remote: key))
+        }
+    }
+
+    mutating func slot(for transport: TransportID) -> UnsafeMutableRawBufferPointer? {
+        let slot = ring.slot(for: transport)
+        reserved = slot.map { UnsafeMutableRawBufferPointer(start: $0.baseAddress, count: 1500) }
+        return slot
+    }
+
+    mutating func commit(transport: TransportID, length: Int, kind: EgressKind) {
+        ring.commit(transport: transport, length: length, kind: kind)
+        guard let slot = reserved, kind == .rtp else { return }
+        let context = contexts[Int(transport.rawValue) - 100]
+        protectedBytes &+= context.protectRTP(slot, length: length) ?? 0
+    }
+}
+
 /// A Chrome-like VP8 packet (abs-send-time 2, transport-cc 3, mid 4; 15-bit
 /// picture ID; 1100 bytes of payload), with sequence number `i`.
 func makePacket(sequence: UInt16, pictureID: UInt16, keyframe: Bool, ssrc: SSRC) -> [UInt8] {
@@ -65,9 +98,9 @@ func makePacket(sequence: UInt16, pictureID: UInt16, keyframe: Bool, ssrc: SSRC)
     return packet
 }
 
-final class Scenario {
+final class Scenario<Sink: PacketSink> {
     let router = Router()
-    var sink = RingSink(slotCount: 256)
+    var sink: Sink
     let ssrc = SSRC(0x1234_5678)
     var sequence: UInt16 = 1000
     var pictureID: UInt16 = 100
@@ -77,7 +110,8 @@ final class Scenario {
     var packet: [UInt8]
     let buffer: UnsafeMutableRawBufferPointer
 
-    init(subscribers: Int) {
+    init(subscribers: Int, sink: Sink) {
+        self.sink = sink
         try! router.addPublisher(transport: TransportID(1), transportCCExtensionID: 3, midExtensionID: 4)
         try! router.addReceiver(
             track: TrackID(1), publisher: TransportID(1), kind: .video, mid: "0", payloadType: 96,
@@ -92,7 +126,7 @@ final class Scenario {
         }
         packet = makePacket(sequence: sequence, pictureID: pictureID, keyframe: true, ssrc: ssrc)
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
-        _ = router.tick(now: now, into: &sink)
+        _ = router.tick(now: now, into: &self.sink)
         push()  // the keyframe: every DownTrack starts
         packet = makePacket(sequence: sequence, pictureID: pictureID, keyframe: false, ssrc: ssrc)
         // Warm up: the first packets grow the routers' dictionaries once.
@@ -119,12 +153,22 @@ let benchmarks: @Sendable () -> Void = {
         for (suffix, configuration) in [("x1000", perPacket), ("mallocs", Benchmark.defaultConfiguration)] {
             Benchmark("SFU VP8 forward to \(subscribers) subscriber(s) (\(suffix))", configuration: configuration) {
                 benchmark in
-                let scenario = Scenario(subscribers: subscribers)
+                let scenario = Scenario(subscribers: subscribers, sink: RingSink(slotCount: 256))
                 benchmark.startMeasurement()
                 for _ in benchmark.scaledIterations { scenario.push() }
                 benchmark.stopMeasurement()
                 precondition(scenario.sink.packets > 0)
                 blackHole(scenario.sink.bytes)
+            }
+            Benchmark("SFU+SRTP VP8 forward to \(subscribers) subscriber(s) (\(suffix))", configuration: configuration) {
+                benchmark in
+                let scenario = Scenario(
+                    subscribers: subscribers, sink: ProtectingSink(slotCount: 256, subscribers: subscribers))
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations { scenario.push() }
+                benchmark.stopMeasurement()
+                precondition(scenario.sink.protectedBytes > 0)
+                blackHole(scenario.sink.protectedBytes)
             }
         }
     }
