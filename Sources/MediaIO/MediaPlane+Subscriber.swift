@@ -11,7 +11,7 @@ extension MediaPlane {
     public func subscriberOffer(
         participant: ParticipantSID, room: RoomSID, slots: [SubscriberMediaSlot]
     ) throws(NegotiationError) -> String? {
-        let built = state.withLock { state -> (SubscriberOffer?, Error?) in
+        let offer = try state.withLock { state throws(NegotiationError) -> SubscriberOffer? in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
             var subscriber = media.subscriber
             let present = Set(slots.compactMap(\.track?.sid))
@@ -43,21 +43,16 @@ extension MediaPlane {
                             rtxSSRC: ssrcs.rtx)))
             }
             subscriber.sessionVersion += 1
-            do {
-                let offer = try SubscriberOffer(
-                    slots: offerSlots, transport: negotiationTransport(ice: subscriber.local, worker: media.worker),
-                    sessionID: Self.sessionID(participant, connection: 2), sessionVersion: subscriber.sessionVersion)
-                subscriber.offer = offer
-                subscriber.offeredTracks = offeredTracks
-                media.subscriber = subscriber
-                state.participants[participant] = media
-                return (offer, nil)
-            } catch {
-                return (nil, error)
-            }
+            let offer = try SubscriberOffer(
+                slots: offerSlots, transport: negotiationTransport(ice: subscriber.local, worker: media.worker),
+                sessionID: Self.sessionID(participant, connection: 2), sessionVersion: subscriber.sessionVersion)
+            subscriber.offer = offer
+            subscriber.offeredTracks = offeredTracks
+            media.subscriber = subscriber
+            state.participants[participant] = media
+            return offer
         }
-        if let error = built.1 as? NegotiationError { throw error }
-        return built.0?.text
+        return offer?.text
     }
 
     /// The next subscriber offer carries new ICE credentials (`restartIce`).

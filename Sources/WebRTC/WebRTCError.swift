@@ -25,5 +25,15 @@ public struct WebRTCError: Error, Sendable, Equatable, CustomStringConvertible {
         WebRTCError(code: 53407, message: message)
     }
 
+    /// 53402 ClientRemoteDescFailed: the client's description cannot be used.
+    public static func clientRemoteDescFailed(_ message: String) -> WebRTCError {
+        WebRTCError(code: 53402, message: message)
+    }
+
+    /// 53404 NoSupportedCodec: an m-line a track needs has neither Opus nor VP8.
+    public static func noSupportedCodec(_ message: String) -> WebRTCError {
+        WebRTCError(code: 53404, message: message)
+    }
+
     public var description: String { "\(code): \(message)" }
 }
