@@ -8,6 +8,7 @@ import WebRTC
 
 /// Issue 4 item 6: bad input on the UDP port is dropped and counted, and
 /// the A -> B session next to it keeps forwarding.
+extension MediaPlaneScenarios {
 @Suite struct MediaPlaneBadInputTests {
     /// Polls the plane's counters (pumping the peers) until `done`, at most 5 s.
     private func waitForStatistics(
@@ -271,4 +272,5 @@ import WebRTC
         #expect(statistics.connections == 0)
         await session.stop()
     }
+}
 }

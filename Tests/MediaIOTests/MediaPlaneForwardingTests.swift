@@ -7,6 +7,7 @@ import WebRTC
 
 /// A real MediaPlane on loopback UDP, two `TestPeer`s doing ICE, DTLS and
 /// SRTP against it: what B receives of what A publishes.
+extension MediaPlaneScenarios {
 @Suite struct MediaPlaneForwardingTests {
     @Test func subscriberReceivesPublisherMediaWithItsOwnSSRCsAndPayloadTypes() async throws {
         let session = try await PlaneSession.connected(seed: 1)
@@ -115,4 +116,5 @@ import WebRTC
         #expect(after.router.pliSent > whileDisabled.router.pliSent)
         await session.stop()
     }
+}
 }

@@ -251,7 +251,7 @@ final class TestPeer {
     /// Polls every peer (receive, timers, send) every millisecond until
     /// `done` or `timeout`; returns whether `done` came true.
     @discardableResult
-    static func pump(_ peers: [TestPeer], timeout: Duration = .seconds(5), until done: () -> Bool) async -> Bool {
+    static func pump(_ peers: [TestPeer], timeout: Duration = .seconds(30), until done: () -> Bool) async -> Bool {
         let deadline = MediaClock.now().adding(nanoseconds: UInt64(timeout.components.seconds) * 1_000_000_000
             + UInt64(timeout.components.attoseconds / 1_000_000_000))
         while true {
