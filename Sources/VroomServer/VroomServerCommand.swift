@@ -256,7 +256,7 @@ struct Serve: AsyncParsableCommand {
             host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), media: media,
             settings: configuration.signalingSettings)
 
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: SignalingRequestContext.self)
         // 503 at the node's participant limit, where a join would get 53006.
         let nodeLimit = configuration.rooms.maxParticipantsPerNode
         router.addHealthRoute {
