@@ -108,7 +108,8 @@ extension ServerProcessTests {
             #expect(request.parameter("RoomSid") == sids.room, "\(event)")
             #expect(request.parameter("RoomName") == "hooks", "\(event)")
             #expect(request.parameter("Timestamp") != nil, "\(event)")
-            let signature = try? #require(request.headers["x-vroom-signature"], "\(event) is unsigned")
+            let signature = request.headers["x-vroom-signature"]
+            #expect(signature != nil, "\(event) is unsigned")
             #expect(signature == Self.signature(url: callback, parameters: request.parameters), "\(event): bad signature")
             if event.hasPrefix("participant-") || event.hasPrefix("track-") {
                 #expect(request.parameter("ParticipantSid") == sids.participant, "\(event)")
