@@ -274,7 +274,8 @@ public final class HistoryStore: Sendable {
     /// and every `connected` or `reconnecting` participant (in those rooms
     /// or anywhere, since none can still be connected) becomes
     /// `disconnected`, all with `end_time` = `date_updated` = `now` and
-    /// `duration` up to `now`. Completed and failed rooms are unchanged.
+    /// `duration` up to `now`; their publications are deleted. Completed and
+    /// failed rooms are unchanged.
     /// One transaction: a crash halfway leaves the file as it was.
     @discardableResult
     public func markInterrupted(now: Date) async throws -> Interrupted {
@@ -289,6 +290,14 @@ public final class HistoryStore: Sendable {
                     WHERE status = 'in-progress'
                     """,
                 arguments: [nowSeconds])
+            // Their publications ended with them (PublishedTracks lists
+            // current publications only); before the UPDATE below, whose
+            // change count is the result.
+            try db.execute(
+                sql: """
+                    DELETE FROM published_track WHERE participant_sid IN
+                        (SELECT sid FROM participant WHERE status IN ('connected', 'reconnecting'))
+                    """)
             try db.execute(
                 sql: """
                     UPDATE participant SET status = 'disconnected', end_time = ?1, date_updated = ?1,

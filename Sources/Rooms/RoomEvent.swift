@@ -7,7 +7,12 @@ import Foundation
 ///   (a reconnecting one has no socket; gap events are not replayed).
 /// - `statusCallback`: to the webhook outbox (AdminAPI), only for rooms with
 ///   a `StatusCallback`.
-/// - `roomRecord` / `participantRecord`: to Persistence (history).
+/// - `roomRecord` / `participantRecord` / `publishedTrackRecord` /
+///   `publishedTrackRemoved`: to Persistence (history). The track events keep
+///   the history's PublishedTracks equal to the CURRENT publications, as
+///   Twilio lists them: a record when a publication appears or its effective
+///   `enabled` changes, a removal when it is unpublished or its participant
+///   ends (left, removed, replaced, window expired, room completed).
 /// - `trackForwarding`, `remoteAudioPaused`: to the media layer.
 /// - `participantRemoved`: the session and media state of that participant end.
 /// - `messageSent`: to message subscriptions (AdminAPI's `MessageSubscriptions`).
@@ -20,6 +25,11 @@ public enum RoomEvent: Hashable, Sendable {
     case roomRecord(RoomRecord)
     /// A participant's record changed (connected, reconnecting, disconnected).
     case participantRecord(ParticipantRecord)
+    /// A publication appeared (publish) or its effective `enabled` changed
+    /// (setTrackEnabled, interruption, a publish that flips it).
+    case publishedTrackRecord(PublishedTrackRecord)
+    /// A publication ended: unpublished, or its participant's session ended.
+    case publishedTrackRemoved(room: RoomSID, participant: ParticipantSID, track: TrackSID)
     /// A publication's effective state changed: forward its packets or not.
     /// When it becomes true the media layer asks the publisher for a keyframe (PLI).
     case trackForwarding(room: RoomSID, publisher: ParticipantSID, track: TrackSID, forwarded: Bool)

@@ -71,11 +71,13 @@ extension RoomService {
         let others = connectedParticipants(in: roomSID, except: sid)
         for publication in removed {
             for other in others { events.append(.notice(to: other, .trackUnpublished(participant: sid, track: publication.sid))) }
+            events.append(.publishedTrackRemoved(room: roomSID, participant: sid, track: publication.sid))
             appendCallback(.trackRemoved, room: roomSID, participant: sid, track: publication, at: now, events: &events)
         }
         for publication in added {
             let info = participant.trackInfo(publication)
             for other in others { events.append(.notice(to: other, .trackPublished(participant: sid, track: info))) }
+            events.append(.publishedTrackRecord(participant.publishedRecord(publication)))
             appendCallback(.trackAdded, room: roomSID, participant: sid, track: publication, at: now, events: &events)
         }
         for (publication, enabled) in enabledChanges {
@@ -97,6 +99,7 @@ extension RoomService {
         for other in connectedParticipants(in: participant.roomSID, except: sid) {
             events.append(.notice(to: other, .trackUnpublished(participant: sid, track: trackSID)))
         }
+        events.append(.publishedTrackRemoved(room: participant.roomSID, participant: sid, track: trackSID))
         appendCallback(.trackRemoved, room: participant.roomSID, participant: sid, track: publication, at: now, events: &events)
         refreshSubscriptions(in: participant.roomSID, events: &events)
         return events
@@ -157,19 +160,22 @@ extension RoomService {
         return events
     }
 
-    /// Notices to the other connected participants, the webhook and the
-    /// media command for one change of a publication's effective state.
+    /// Notices to the other connected participants, the history record, the
+    /// webhook and the media command for one change of a publication's
+    /// effective state. The caller stored the participant first.
     mutating func appendEnabledChange(
         publisher sid: ParticipantSID, publication: Publication, enabled: Bool,
         reason: TrackStateReason?, at date: Date, events: inout [RoomEvent]
     ) {
-        guard let roomSID = participants[sid]?.roomSID else { return }
+        guard let participant = participants[sid] else { return }
+        let roomSID = participant.roomSID
         for other in connectedParticipants(in: roomSID, except: sid) {
             let notice: ParticipantNotice = enabled
                 ? .trackEnabled(participant: sid, track: publication.sid, reason: reason)
                 : .trackDisabled(participant: sid, track: publication.sid, reason: reason)
             events.append(.notice(to: other, notice))
         }
+        events.append(.publishedTrackRecord(participant.publishedRecord(publication)))
         appendCallback(enabled ? .trackEnabled : .trackDisabled, room: roomSID, participant: sid, track: publication, at: date, events: &events)
         events.append(.trackForwarding(room: roomSID, publisher: sid, track: publication.sid, forwarded: enabled))
     }

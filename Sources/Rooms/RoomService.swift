@@ -343,6 +343,7 @@ public struct RoomService: Sendable {
         events.append(.participantRemoved(room: roomSID, participant: sid, reason: reason))
         events.append(.participantRecord(participant.record))
         for track in removedTracks {
+            events.append(.publishedTrackRemoved(room: roomSID, participant: sid, track: track.sid))
             appendCallback(.trackRemoved, room: roomSID, participant: sid, track: track, at: date, events: &events)
         }
         appendCallback(.participantDisconnected, room: roomSID, participant: sid, at: date, events: &events)

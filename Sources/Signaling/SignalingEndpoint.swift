@@ -37,12 +37,22 @@ public struct SignalingEndpoint: Sendable {
             autoPing: .enabled(timePeriod: .milliseconds(Int64(settings.pingInterval * 1000))))
     }
 
-    /// Adds the `/v1/signal` route.
+    /// Adds the `/v1/signal` route. With ``SignalingRequestContext`` (or any
+    /// ``ChannelProvidingContext``) the client's WebSocket ping and pong
+    /// frames count as traffic for the silence rule; otherwise only data
+    /// frames do.
     public func register<Context: WebSocketRequestContext>(on router: Router<Context>) {
         router.ws("/v1/signal") { inbound, outbound, context in
             let session = SignalingSession(
                 host: host, verifier: verifier, settings: settings, token: Self.accessToken(of: context.request),
                 subscribers: subscribers, media: media, logger: context.logger, clock: clock)
+            if let channel = (context.requestContext as? any ChannelProvidingContext)?.channel {
+                do {
+                    try await ControlFrameObserver.install(on: channel) { session.receiveControlFrame() }
+                } catch {
+                    context.logger.debug("ping/pong frames will not count as traffic: \(error)")
+                }
+            }
             await run(session, inbound: inbound, outbound: outbound, logger: context.logger)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import MediaIO
 import Rooms
@@ -24,6 +25,9 @@ actor SignalingSession {
     /// The node's media plane: answers, offers, and the live connections.
     let media: MediaPlane
     private var lastFrame: Date
+    /// When the client last sent a WebSocket ping or pong: written off the
+    /// actor by the channel's ``ControlFrameObserver``, read by `tick()`.
+    private let lastControlFrame = Mutex<Date?>(nil)
     /// True once the session ended on purpose (leave, refused join, a
     /// `disconnected` from the room): closing the socket is then no drop.
     private var ended = false
@@ -61,6 +65,14 @@ actor SignalingSession {
         case .request(let message, let id):
             await handle(message, id: id)
         }
+    }
+
+    /// A WebSocket ping or pong from the client: traffic for the silence
+    /// rule (PROTOCOL.md section 1), nothing else. Called on the channel's
+    /// event loop, so it only stores the time.
+    nonisolated func receiveControlFrame() {
+        let now = clock()
+        lastControlFrame.withLock { $0 = now }
     }
 
     /// A binary frame: not part of the protocol.
@@ -345,6 +357,7 @@ actor SignalingSession {
     /// no frame for `silenceTimeout` (the client is sent 53002 first).
     func tick() -> Bool {
         let now = clock()
+        if let control = lastControlFrame.withLock({ $0 }), control > lastFrame { lastFrame = control }
         if now.timeIntervalSince(lastFrame) >= settings.silenceTimeout {
             outbox.send(.finalMessage(.disconnected(code: .signalingConnectionTimeout, message: SignalingErrorCode.signalingConnectionTimeout.message)))
             return false

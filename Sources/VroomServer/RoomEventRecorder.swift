@@ -5,8 +5,8 @@ import Persistence
 import Rooms
 
 /// Takes the room events that are not notices to participants and does the
-/// I/O they call for, away from the `RoomHost`: history records go to the
-/// SQLite store, status callbacks to the webhook outbox. The host's sink
+/// I/O they call for, away from the `RoomHost`: history records (rooms,
+/// participants, current publications) go to the SQLite store, status callbacks to the webhook outbox. The host's sink
 /// only enqueues here, so a slow disk never holds up a room.
 final class RoomEventRecorder: Sendable {
     private let continuation: AsyncStream<[RoomEvent]>.Continuation
@@ -56,6 +56,10 @@ final class RoomEventRecorder: Sendable {
             try await history.save(room: Persistence.RoomRecord(room))
         case .participantRecord(let participant):
             try await history.save(participant: Persistence.ParticipantRecord(participant))
+        case .publishedTrackRecord(let track):
+            try await history.save(track: Persistence.PublishedTrackRecord(track))
+        case .publishedTrackRemoved(_, _, let track):
+            _ = try await history.removeTrack(sid: track.rawValue)
         case .statusCallback(let callback):
             let event = WebhookEvent(
                 kind: callback.event, roomSid: callback.roomSID.rawValue, roomName: callback.roomName,
@@ -124,5 +128,16 @@ extension Persistence.ParticipantRecord {
             status: Status(participant.status), dateCreated: participant.dateCreated,
             dateUpdated: participant.dateUpdated, startTime: participant.startTime, endTime: participant.endTime,
             duration: participant.duration)
+    }
+}
+
+extension Persistence.PublishedTrackRecord {
+    /// History keeps the effective `enabled` (publisher's flag and no
+    /// interruption), the value REST shows for a live room.
+    init(_ track: Rooms.PublishedTrackRecord) {
+        self.init(
+            sid: track.sid.rawValue, participantSid: track.participantSID.rawValue, roomSid: track.roomSID.rawValue,
+            name: track.name, kind: Kind(rawValue: track.kind.rawValue) ?? .data, enabled: track.enabled,
+            dateCreated: track.dateCreated, dateUpdated: track.dateUpdated)
     }
 }

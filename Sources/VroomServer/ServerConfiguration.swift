@@ -1,3 +1,4 @@
+import AdminAPI
 import Foundation
 import Rooms
 import Signaling
@@ -42,10 +43,19 @@ struct ServerConfiguration: Codable, Equatable {
         var offerResendSeconds: Double = 10
     }
 
+    /// Status-callback delivery (PROTOCOL.md section 6): a failed attempt is
+    /// retried after `retryBaseSeconds`, doubling up to `retryMaxSeconds`.
+    /// Tests shorten both so a receiver that was down is caught up quickly.
+    struct Webhooks: Codable, Equatable {
+        var retryBaseSeconds: Double = 1
+        var retryMaxSeconds: Double = 60
+    }
+
     var http = HTTP()
     var rtc = RTC()
     var rooms = Rooms()
     var signaling = Signaling()
+    var webhooks = Webhooks()
     /// The SQLite history file (rooms and participants, kept across restarts).
     var db = "./vroom.sqlite"
     var apiKey: String?
@@ -68,6 +78,7 @@ struct ServerConfiguration: Codable, Equatable {
         rtc = try c.decodeIfPresent(RTC.self, forKey: .rtc) ?? defaults.rtc
         rooms = try c.decodeIfPresent(Rooms.self, forKey: .rooms) ?? defaults.rooms
         signaling = try c.decodeIfPresent(Signaling.self, forKey: .signaling) ?? defaults.signaling
+        webhooks = try c.decodeIfPresent(Webhooks.self, forKey: .webhooks) ?? defaults.webhooks
         db = try c.decodeIfPresent(String.self, forKey: .db) ?? defaults.db
         apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey)
         apiSecret = try c.decodeIfPresent(String.self, forKey: .apiSecret)
@@ -130,7 +141,27 @@ extension ServerConfiguration.Signaling {
     }
 }
 
+extension ServerConfiguration.Webhooks {
+    init(from decoder: any Decoder) throws {
+        let d = Self()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        retryBaseSeconds = try c.decodeIfPresent(Double.self, forKey: .retryBaseSeconds) ?? d.retryBaseSeconds
+        retryMaxSeconds = try c.decodeIfPresent(Double.self, forKey: .retryMaxSeconds) ?? d.retryMaxSeconds
+        guard retryBaseSeconds > 0, retryMaxSeconds >= retryBaseSeconds else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .retryMaxSeconds, in: c, debugDescription: "need 0 < retryBaseSeconds <= retryMaxSeconds")
+        }
+    }
+}
+
 extension ServerConfiguration {
+    /// The outbox's settings: the configured retry delays, the rest its defaults.
+    func webhookOutbox(apiSecret: String) -> WebhookOutbox.Configuration {
+        WebhookOutbox.Configuration(
+            apiSecret: apiSecret, initialDelay: .milliseconds(Int64(webhooks.retryBaseSeconds * 1000)),
+            maxDelay: .milliseconds(Int64(webhooks.retryMaxSeconds * 1000)))
+    }
+
     var roomService: RoomServiceConfiguration {
         var c = RoomServiceConfiguration()
         c.autoCreateRooms = rooms.autoCreate

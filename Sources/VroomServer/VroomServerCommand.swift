@@ -77,6 +77,12 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds of the message rate window (10 messages per window).")
     var messageRateWindow: Double?
 
+    @Option(help: "Seconds before a failed status callback is retried (doubles after each failure).")
+    var webhookRetryBase: Double?
+
+    @Option(help: "Longest wait in seconds between two attempts of a status callback.")
+    var webhookRetryMax: Double?
+
     @Option(help: "Base URL of the REST API's absolute links, e.g. https://video.example.com (default: the request's Host).")
     var publicURL: String?
 
@@ -111,12 +117,20 @@ struct ServerOptions: ParsableArguments {
         if let emptyRoomTimeout { c.rooms.emptyRoomTimeoutSeconds = emptyRoomTimeout }
         if let unusedRoomTimeout { c.rooms.unusedRoomTimeoutSeconds = unusedRoomTimeout }
         if let messageRateWindow { c.rooms.messageRateWindowSeconds = messageRateWindow }
+        if let webhookRetryBase {
+            c.webhooks.retryBaseSeconds = webhookRetryBase
+            c.webhooks.retryMaxSeconds = max(c.webhooks.retryMaxSeconds, webhookRetryBase)
+        }
+        if let webhookRetryMax { c.webhooks.retryMaxSeconds = webhookRetryMax }
         if c.dev {
             c.http.address = "127.0.0.1"
             c.rtc.address = "127.0.0.1"
             if c.rtc.announceIPs.isEmpty { c.rtc.announceIPs = ["127.0.0.1"] }
             if c.apiKey == nil { c.apiKey = "devkey" }
             if c.apiSecret == nil { c.apiSecret = "devsecret" }
+        }
+        guard c.webhooks.retryBaseSeconds > 0, c.webhooks.retryMaxSeconds >= c.webhooks.retryBaseSeconds else {
+            throw ValidationError("--webhook-retry-base must be positive and at most --webhook-retry-max")
         }
         guard c.rtc.workers >= 1 else { throw ValidationError("--rtc-workers must be at least 1") }
         if let sid = c.accountSID, sid.count != 34 || !sid.hasPrefix("AC") || !sid.dropFirst(2).allSatisfy(\.isHexDigit) {
@@ -221,7 +235,7 @@ struct Serve: AsyncParsableCommand {
         if !interrupted.roomSids.isEmpty {
             logger.notice("\(interrupted.roomSids.count) room(s) in progress at the last stop marked failed")
         }
-        let webhooks = WebhookOutbox(configuration: .init(apiSecret: apiSecret), logger: Logger(label: "vroom.webhooks"))
+        let webhooks = WebhookOutbox(configuration: configuration.webhookOutbox(apiSecret: apiSecret), logger: Logger(label: "vroom.webhooks"))
         let messageSubscriptions = MessageSubscriptions()
         let recorder = RoomEventRecorder(
             history: history, webhooks: webhooks, messageSubscriptions: messageSubscriptions,
@@ -242,7 +256,7 @@ struct Serve: AsyncParsableCommand {
             host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), media: media,
             settings: configuration.signalingSettings)
 
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: SignalingRequestContext.self)
         // 503 at the node's participant limit, where a join would get 53006.
         let nodeLimit = configuration.rooms.maxParticipantsPerNode
         router.addHealthRoute {

@@ -250,6 +250,26 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.room(sid: live.sid)?.endTime == restartedAt)
     }
 
+    @Test func restartDeletesThePublicationsOfInterruptedParticipantsOnly() async throws {
+        let store = try HistoryStore(path: ":memory:")
+        let live = room(1, status: .inProgress)
+        let alice = participant(1, room: live, identity: "alice")
+        let bob = participant(2, room: live, identity: "bob", status: .reconnecting)
+        // carol left, but a (stale) row of hers stays: markInterrupted touches only live sessions.
+        let carol = participant(3, room: live, identity: "carol").disconnected(at: live.dateCreated.addingTimeInterval(10))
+        for p in [alice, bob, carol] { try await store.save(participant: p) }
+        for (n, p) in [alice, bob, carol].enumerated() {
+            try await store.save(track: PublishedTrackRecord(
+                sid: String(format: "MT%032lx", n + 1), participantSid: p.sid, roomSid: live.sid,
+                name: "mic", kind: .audio, dateCreated: p.startTime))
+        }
+        let changed = try await store.markInterrupted(now: live.dateCreated.addingTimeInterval(60))
+        #expect(changed.participantCount == 2)
+        #expect(try await store.tracks(participantSid: alice.sid).isEmpty)
+        #expect(try await store.tracks(participantSid: bob.sid).isEmpty)
+        #expect(try await store.tracks(participantSid: carol.sid).count == 1)
+    }
+
     @Test func openingTheSameFileAgainKeepsData() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -4,16 +4,51 @@ import Glibc
 #endif
 
 /// A minimal HTTP/1.1 receiver on 127.0.0.1 (kernel-chosen port) for webhook
-/// tests: answers every request 200 and keeps the bodies. Blocking POSIX
-/// sockets on one thread: enough for a few requests, no dependency.
+/// tests: answers every request with `status` (200 unless told otherwise)
+/// and keeps every request it read. Blocking POSIX sockets on one thread:
+/// enough for a few requests, no dependency.
+///
+/// It can start DOWN: the port is bound but not listening, so a connection
+/// is refused (the kernel answers RST) until ``startListening()``.
 final class CallbackReceiver: @unchecked Sendable {
-    // @unchecked: `bodies` is only touched under `lock`; `fd` is set once in init.
+    // @unchecked: `requests` and `answer` are only touched under `lock`;
+    // `fd` and `port` are set once in init.
     private let lock = NSLock()
-    private var bodies: [String] = []
+    private var requests: [Request] = []
+    private var answer = 200
     private let fd: Int32
     let port: Int
 
-    init() throws {
+    /// One request as it arrived.
+    struct Request: Sendable {
+        var method: String
+        /// Path and query, as on the request line.
+        var target: String
+        /// Header names lowercased.
+        var headers: [String: String]
+        var body: String
+        /// The status this request was answered with.
+        var status: Int
+
+        /// Form parameters of the body, decoded (`+` is a space).
+        var parameters: [(name: String, value: String)] {
+            body.split(separator: "&").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                func decode(_ s: Substring) -> String {
+                    s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s)
+                }
+                return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+            }
+        }
+
+        func parameter(_ name: String) -> String? {
+            parameters.first { $0.name == name }?.value
+        }
+    }
+
+    /// - Parameter listening: false starts the receiver down (refusing
+    ///   connections) until ``startListening()``.
+    init(listening: Bool = true) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -23,17 +58,32 @@ final class CallbackReceiver: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         self.fd = fd
         port = Int(UInt16(bigEndian: address.sin_port))
+        if listening { try startListening() }
+    }
+
+    /// Starts accepting connections (on a thread of its own).
+    func startListening() throws {
+        guard listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
         let thread = Thread { [self] in serve() }
         thread.start()
     }
 
-    var received: [String] { lock.withLock { bodies } }
+    /// The status every following request is answered with (e.g. 503).
+    func answer(with status: Int) {
+        lock.withLock { answer = status }
+    }
+
+    /// Bodies of every request read, in arrival order.
+    var received: [String] { lock.withLock { requests.map(\.body) } }
+
+    /// Every request read, in arrival order, with the status it got.
+    var all: [Request] { lock.withLock { requests } }
 
     /// Closing the socket makes `accept` fail and the thread end.
     func stop() {
@@ -47,22 +97,31 @@ final class CallbackReceiver: @unchecked Sendable {
             guard client >= 0 else { return }
             var data = Data()
             var buffer = [UInt8](repeating: 0, count: 65_536)
+            var status = 400
             while true {
                 let count = read(client, &buffer, buffer.count)
                 if count <= 0 { break }
                 data.append(contentsOf: buffer[0..<count])
-                if let end = data.range(of: Data("\r\n\r\n".utf8)) {
-                    let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).lowercased()
-                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                    if data.count - end.upperBound >= length {
-                        let body = String(decoding: data[end.upperBound..<(end.upperBound + length)], as: UTF8.self)
-                        lock.withLock { bodies.append(body) }
-                        break
-                    }
+                guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { continue }
+                let lines = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+                var headers: [String: String] = [:]
+                for line in lines.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 }
+                let length = headers["content-length"].flatMap { Int($0) } ?? 0
+                guard data.count - end.upperBound >= length else { continue }
+                let requestLine = lines[0].split(separator: " ")
+                let body = String(decoding: data[end.upperBound..<(end.upperBound + length)], as: UTF8.self)
+                status = lock.withLock {
+                    requests.append(Request(
+                        method: requestLine.first.map(String.init) ?? "", target: requestLine.count > 1 ? String(requestLine[1]) : "",
+                        headers: headers, body: body, status: answer))
+                    return answer
+                }
+                break
             }
-            let reply = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            let reply = "HTTP/1.1 \(status) X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             _ = reply.withCString { write(client, $0, strlen($0)) }
             close(client)
         }

@@ -1,6 +1,8 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
+import NIOCore
+import NIOWebSocket
 
 /// A WebSocket client of `/v1/signal` for tests: sends JSON objects, and
 /// waits for the server's messages by type. Every received message is kept,
@@ -22,12 +24,18 @@ final class SignalingClient: Sendable {
     }
 
     private let inbox = Inbox()
-    private let outgoing: AsyncStream<String>.Continuation
+    /// What the test asks to send: a text frame or a WebSocket ping.
+    enum Outgoing: Sendable {
+        case text(String)
+        case ping
+    }
+
+    private let outgoing: AsyncStream<Outgoing>.Continuation
     private let task: Task<Void, Never>
 
     /// Connects with the token as the `access_token` query parameter (as a browser would).
     init(port: Int, token: String?) {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Outgoing.self)
         outgoing = continuation
         let query = token.map { "?access_token=\($0)" } ?? ""
         let url = "ws://127.0.0.1:\(port)/v1/signal\(query)"
@@ -48,7 +56,13 @@ final class SignalingClient: Sendable {
                         }
                     }
                     group.addTask {
-                        for await text in stream { try await outbound.write(.text(text)) }
+                        for await item in stream {
+                            switch item {
+                            case .text(let text): try await outbound.write(.text(text))
+                            case .ping:
+                                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "vroom"))))
+                            }
+                        }
                         try await outbound.close(.normalClosure, reason: nil)
                     }
                     try await group.next()
@@ -71,11 +85,16 @@ final class SignalingClient: Sendable {
 
     func send(_ object: [String: Any]) {
         let data = try! JSONSerialization.data(withJSONObject: object)
-        outgoing.yield(String(decoding: data, as: UTF8.self))
+        outgoing.yield(.text(String(decoding: data, as: UTF8.self)))
     }
 
     func sendRaw(_ text: String) {
-        outgoing.yield(text)
+        outgoing.yield(.text(text))
+    }
+
+    /// Sends a WebSocket ping control frame (no JSON).
+    func sendPing() {
+        outgoing.yield(.ping)
     }
 
     /// Closes the socket from the client side.
