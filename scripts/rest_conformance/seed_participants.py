@@ -20,7 +20,7 @@ import sys
 import threading
 import uuid
 
-from signaling_client import PUBLISH_OFFER, SignalingClient, mint_token
+from signaling_client import PUBLISH_OFFER, SignalingClient, mint_token, subscriber_answer
 
 
 def toml_list(values):
@@ -66,8 +66,8 @@ def main():
     def answer_offers():
         while not done.is_set() and not bob.closed.is_set():
             try:
-                bob.next("subscribeOffer", timeout=1)
-                bob.send({"type": "subscribeAnswer", "sdp": "v=0\r\n"})
+                offer = bob.next("subscribeOffer", timeout=1)
+                bob.send({"type": "subscribeAnswer", "sdp": subscriber_answer(offer["sdp"])})
             except Exception:
                 pass
 

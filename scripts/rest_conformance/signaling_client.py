@@ -13,8 +13,16 @@ import time
 
 from websockets.sync.client import connect
 
-# A minimal publish offer, as in Tests/VroomServerTests/SignalingEndToEndTests.swift:
-# one Opus and one VP8 m-line, both sendonly, BUNDLEd.
+# A minimal publish offer a real client could send, as in
+# Tests/VroomServerTests/SignalingEndToEndTests.swift: one Opus and one VP8
+# m-line, both sendonly, BUNDLEd, with ICE credentials, a fingerprint and
+# rtcp-mux (the server answers it for real; no media flows in these tests).
+FINGERPRINT = ":".join(["AB"] * 32)
+_TRANSPORT = (
+    "a=ice-ufrag:abcd\r\n"
+    "a=ice-pwd:abcdefghijklmnopqrstuvwx\r\n"
+    f"a=fingerprint:sha-256 {FINGERPRINT}\r\n"
+)
 PUBLISH_OFFER = (
     "v=0\r\n"
     "o=- 4611731400430051336 2 IN IP4 127.0.0.1\r\n"
@@ -23,15 +31,37 @@ PUBLISH_OFFER = (
     "a=group:BUNDLE 0 1\r\n"
     "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\n"
     "c=IN IP4 0.0.0.0\r\n"
+    + _TRANSPORT +
+    "a=setup:actpass\r\n"
     "a=mid:0\r\n"
     "a=sendonly\r\n"
+    "a=rtcp-mux\r\n"
     "a=rtpmap:111 opus/48000/2\r\n"
     "m=video 9 UDP/TLS/RTP/SAVPF 96\r\n"
     "c=IN IP4 0.0.0.0\r\n"
+    + _TRANSPORT +
+    "a=setup:actpass\r\n"
     "a=mid:1\r\n"
     "a=sendonly\r\n"
+    "a=rtcp-mux\r\n"
     "a=rtpmap:96 VP8/90000\r\n"
 )
+
+
+def subscriber_answer(offer):
+    """A client's answer to a server subscriber offer: every m-line accepted
+    recvonly (inactive where the offer is) with its first format."""
+    sections = offer.split("\r\nm=")[1:]
+    mids = [line[6:] for section in sections for line in section.split("\r\n") if line.startswith("a=mid:")]
+    lines = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE " + " ".join(mids)]
+    for section in sections:
+        section_lines = section.split("\r\n")
+        kind, _, proto, fmt = section_lines[0].split(" ")[:4]
+        lines += [f"m={kind} 9 {proto} {fmt}", "c=IN IP4 0.0.0.0", "a=ice-ufrag:wxyz",
+                  "a=ice-pwd:abcdefghijklmnopqrstuvwx", f"a=fingerprint:sha-256 {FINGERPRINT}", "a=setup:active"]
+        lines += [l for l in section_lines if l.startswith("a=mid:") or l.startswith(f"a=rtpmap:{fmt} ")]
+        lines += ["a=inactive" if "a=inactive" in section_lines else "a=recvonly", "a=rtcp-mux"]
+    return "\r\n".join(lines) + "\r\n"
 
 
 def mint_token(server_bin, identity, api_key="devkey", api_secret="devsecret", ttl=900):

@@ -28,7 +28,7 @@ from twilio.base.exceptions import TwilioRestException
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
-from signaling_client import PUBLISH_OFFER, SignalingClient, mint_token
+from signaling_client import PUBLISH_OFFER, SignalingClient, mint_token, subscriber_answer
 from twilio_schema import TwilioSchema
 
 # Twilio's helper needs an account SID for API-key auth; Video URLs do not contain it.
@@ -280,7 +280,7 @@ def run(args):
         track_sids = {t["name"]: t["sid"] for t in answer["tracks"]}
         offer = r.step("bob is offered alice's tracks", lambda: bob.next("subscribeOffer", where=lambda f: len(f.get("tracks", [])) == 2))
         if offer:
-            bob.send({"type": "subscribeAnswer", "sdp": "v=0\r\n"})
+            bob.send({"type": "subscribeAnswer", "sdp": subscriber_answer(offer["sdp"])})
 
         published = r.step("list published tracks", lambda: participants(alice_sid).published_tracks.list(limit=50))
         if published is not None:
