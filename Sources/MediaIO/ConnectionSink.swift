@@ -20,12 +20,10 @@ struct ConnectionSink: PacketSink {
     }
 
     mutating func slot(for transport: TransportID) -> UnsafeMutableRawBufferPointer? {
+        // Not ready: the router counts the packet as dropped (`noSlot`).
         guard let connection = connections.byID[transport], connection.transport.isConnected,
             connection.transport.selectedAddress != nil
-        else {
-            connections.counters.notConnected &+= 1
-            return nil
-        }
+        else { return nil }
         let slot = egress.reserve()
         reserved = slot
         return UnsafeMutableRawBufferPointer(rebasing: slot[0..<(slot.count - Self.srtpSpare)])
@@ -41,10 +39,8 @@ struct ConnectionSink: PacketSink {
         case .rtp: protected = connection.transport.protectRTP(slot, length: length)
         case .rtcp: protected = connection.transport.protectRTCP(slot, length: length)
         }
-        guard let protected else {
-            connections.counters.protectFailed &+= 1
-            return
-        }
+        // A refused protect is counted by the transport.
+        guard let protected else { return }
         egress.commit(length: protected, to: destination)
     }
 }

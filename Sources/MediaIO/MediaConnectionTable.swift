@@ -46,7 +46,4 @@ struct MediaWorkerCounters: Sendable, Equatable {
     var unknownTuple: UInt64 = 0
     /// RTP on a subscriber connection, or for a room without a router.
     var unexpected: UInt64 = 0
-    /// A router wanted to send to a connection that has no keys or address yet.
-    var notConnected: UInt64 = 0
-    var protectFailed: UInt64 = 0
 }

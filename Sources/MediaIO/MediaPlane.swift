@@ -126,9 +126,11 @@ public final class MediaPlane: Sendable {
                 state.trackIDs[track.sid] = id
                 published[track.mid] = PublishedMediaTrack(sid: track.sid, id: id, kind: track.kind == .audio ? .audio : .video)
             }
-            let removed = (existing?.tracks.values).map { old in old.filter { track in !published.values.contains { $0.sid == track.sid } } } ?? []
+            let previous = existing.map { Array($0.tracks.values) } ?? []
+            let kept = Set(published.values.map(\.sid))
+            let removed = previous.filter { !kept.contains($0.sid) }
             for track in removed { state.trackIDs[track.sid] = nil }
-            let previousTracks = Set((existing?.tracks.values).map { $0.map(\.sid) } ?? [])
+            let previousTracks = Set(previous.map(\.sid))
             media.publisher = PublisherMedia(
                 transport: transport, local: local, answer: answer,
                 sessionVersion: (existing?.sessionVersion ?? 0) + 1, tracks: published)
@@ -239,11 +241,11 @@ public final class MediaPlane: Sendable {
     public func remove(participant: ParticipantSID, room: RoomSID) {
         guard let media = state.withLock({ state -> ParticipantMedia? in
             guard let media = state.participants.removeValue(forKey: participant) else { return nil }
-            for track in media.publisher?.tracks.values ?? [:].values { state.trackIDs[track.sid] = nil }
+            for sid in media.publisher?.tracks.values.map(\.sid) ?? [] { state.trackIDs[sid] = nil }
             return media
         }) else { return }
         let connections = [media.publisher?.transport, media.subscriber.transport].compactMap { $0 }
-        let tracks = media.publisher.map { Array($0.tracks.values.map(\.id)) } ?? []
+        let tracks = media.publisher?.tracks.values.map(\.id) ?? []
         workers[media.worker].enqueue { rooms in
             for track in tracks { rooms.forgetPendingDownTracks(of: track) }
             for connection in connections {

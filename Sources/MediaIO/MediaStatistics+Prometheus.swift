@@ -27,6 +27,7 @@ extension MediaStatistics {
         }
         out.sample("vroom_packets_dropped_total", ["reason": "unknown_tuple"], unknownTuple)
         out.sample("vroom_packets_dropped_total", ["reason": "truncated"], truncated)
+        out.sample("vroom_packets_dropped_total", ["reason": "unexpected"], unexpected)
         out.family("vroom_nack_received_total", "NACK feedback received from subscribers.", "counter")
         out.sample("vroom_nack_received_total", [:], router.nackReceived)
         out.family("vroom_retransmissions_total", "Packets resent from the NACK history.", "counter")

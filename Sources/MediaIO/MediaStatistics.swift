@@ -11,6 +11,8 @@ public struct MediaStatistics: Sendable, Equatable {
     /// Datagrams for no known connection (STUN username or 5-tuple).
     public var unknownTuple: UInt64 = 0
     public var truncated: UInt64 = 0
+    /// RTP on a subscriber connection, or RTP/RTCP for a room without a router.
+    public var unexpected: UInt64 = 0
     public var datagramsReceived: UInt64 = 0
     public var datagramsSent: UInt64 = 0
     public var sendFailures: UInt64 = 0
@@ -24,6 +26,7 @@ public struct MediaStatistics: Sendable, Equatable {
         transport.add(other.transport)
         unknownTuple &+= other.unknownTuple
         truncated &+= other.truncated
+        unexpected &+= other.unexpected
         datagramsReceived &+= other.datagramsReceived
         datagramsSent &+= other.datagramsSent
         sendFailures &+= other.sendFailures
@@ -47,16 +50,17 @@ extension TransportCounters {
 }
 
 extension MediaWorkerRooms {
-    /// This worker's counters, live and retired.
-    func statistics(egress: (sent: UInt64, failures: UInt64)) -> MediaStatistics {
+    /// This worker's counters, live and retired (egress as of the last timer run).
+    func statistics() -> MediaStatistics {
         var s = retired
         for router in routers.values { s.router.add(router.counters) }
         for connection in table.byID.values { s.transport.add(connection.transport.counters) }
         s.unknownTuple &+= table.counters.unknownTuple
         s.truncated &+= table.counters.truncated
+        s.unexpected &+= table.counters.unexpected
         s.datagramsReceived &+= table.counters.received
-        s.datagramsSent &+= egress.sent
-        s.sendFailures &+= egress.failures
+        s.datagramsSent &+= egressCounters.sent
+        s.sendFailures &+= egressCounters.failures
         s.rooms = routers.count
         s.connections = table.byID.count
         return s
@@ -68,7 +72,7 @@ extension MediaPlane {
     public func statistics() async -> MediaStatistics {
         var total = MediaStatistics()
         for worker in workers {
-            total.add(await worker.perform { rooms in rooms.statistics(egress: rooms.egressCounters) })
+            total.add(await worker.perform { rooms in rooms.statistics() })
         }
         return total
     }
@@ -86,6 +90,7 @@ extension MediaStatistics: CustomStringConvertible {
         for reason in DropReason.allCases { add("dropped.\(reason.metricLabel)", router.dropped(reason)) }
         for reason in TransportDropReason.allCases { add("dropped.transport.\(reason)", transport[dropped: reason]) }
         add("dropped.unknown_tuple", unknownTuple)
+        add("dropped.unexpected", unexpected)
         add("nack.received", router.nackReceived)
         add("nack.sent", router.nackSent)
         add("retransmissions", router.retransmissions)

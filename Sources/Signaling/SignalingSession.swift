@@ -21,7 +21,6 @@ actor SignalingSession {
     private let clock: @Sendable () -> Date
 
     private var participant: ParticipantSID?
-    private var room: RoomSID?
     /// The node's media plane: answers, offers, and the live connections.
     let media: MediaPlane
     private var lastFrame: Date
@@ -192,16 +191,19 @@ actor SignalingSession {
         let outbox = self.outbox
         let iceServers = settings.iceServers
         let identity = verified.identity
+        // On the host, before the join's events are routed: the outbox learns
+        // who joined (for offers), then queues `joined` first.
+        let joined: @Sendable (JoinResult) -> Void = {
+            outbox.markJoined(participant: $0.participant.sid, room: $0.room.sid)
+            outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers))))
+        }
         do throws(RoomError) {
             let result: JoinResult
             if let resume = join.resume {
                 let sessionToken = SessionToken(rawValue: resume)
                 result = try await host.admit(
                     connection: outbox,
-                    joined: {
-                        outbox.markJoined(participant: $0.participant.sid, room: $0.room.sid)
-                        outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers))))
-                    }
+                    joined: joined
                 ) { (service: inout RoomService, now) throws(RoomError) in
                     try service.resume(sessionToken: sessionToken, identity: identity, now: now)
                 }
@@ -218,10 +220,7 @@ actor SignalingSession {
                 let rules = join.rules?.map(\.roomRule)
                 result = try await host.admit(
                     connection: outbox,
-                    joined: {
-                        outbox.markJoined(participant: $0.participant.sid, room: $0.room.sid)
-                        outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers))))
-                    }
+                    joined: joined
                 ) { (service: inout RoomService, now) throws(RoomError) in
                     try service.join(
                         roomName: room, identity: identity, name: join.name, rules: rules,
@@ -229,7 +228,6 @@ actor SignalingSession {
                 }
             }
             participant = result.participant.sid
-            room = result.room.sid
             if !result.resumed {
                 // A new participant SID: forget the subscriber connections of
                 // participants that are gone (expired windows, old sessions).
@@ -271,7 +269,8 @@ actor SignalingSession {
         guard Set(described) == sending, described.count == sending.count else {
             throw .trackInvalid
         }
-        guard let room else { throw .participantNotFound }
+        // The room is the one `join` recorded in the outbox.
+        guard let room = outbox.joined?.room else { throw .participantNotFound }
         // The offer is checked before the room changes: an unusable offer
         // (53402) or a track without Opus/VP8 (53404) changes nothing.
         let pending: PendingPublish
