@@ -9,7 +9,6 @@ aiortc-answer.sdp, and prints the versions it used.
 
 import asyncio
 import http.server
-import itertools
 import json
 import os
 import shutil
@@ -26,6 +25,10 @@ import websockets
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 from aiortc.rtcconfiguration import RTCBundlePolicy
 from aiortc.mediastreams import AudioStreamTrack, VideoStreamTrack
+
+# The DevTools protocol client is the interop tests' (one copy of it).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from chromium import DevTools  # noqa: E402
 
 
 def loopback_only(*args, **kwargs):
@@ -94,30 +97,6 @@ JS_CHROMIUM_ANSWER = r"""
   return pc.localDescription.sdp;
 })()
 """
-
-
-class DevTools:
-    def __init__(self, socket):
-        self.socket = socket
-        self.ids = itertools.count(1)
-
-    async def call(self, method, **params):
-        message_id = next(self.ids)
-        await self.socket.send(json.dumps({"id": message_id, "method": method, "params": params}))
-        while True:
-            reply = json.loads(await self.socket.recv())
-            if reply.get("id") == message_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply["result"]
-
-    async def evaluate(self, expression):
-        result = await self.call(
-            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
-        )
-        if "exceptionDetails" in result:
-            raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
-        return result["result"]["value"]
 
 
 class BlankPage(http.server.BaseHTTPRequestHandler):
