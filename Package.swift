@@ -6,6 +6,7 @@
 //   VroomServer -> AdminAPI -> Signaling -> MediaIO -> SFU -> WebRTC -> SDP, Packets
 //                  Persistence -> Rooms                        WebRTC -> CSRTP, COpenSSL
 //   VroomClient -> WebRTC, SDP, Packets, Codecs -> CVPX, COpus
+//   vroom-loadtest (loadtest/) -> VroomClient, Codecs
 import PackageDescription
 
 let package = Package(
@@ -14,9 +15,11 @@ let package = Package(
     products: [
         .executable(name: "vroom-server", targets: ["VroomServer"]),
         .executable(name: "vroom-impair", targets: ["VroomImpair"]),
+        .executable(name: "vroom-loadtest", targets: ["VroomLoadTest"]),
         .library(name: "VroomClient", targets: ["VroomClient"]),
         .library(name: "Packets", targets: ["Packets"]),
         .library(name: "SDP", targets: ["SDP"]),
+        .library(name: "Codecs", targets: ["Codecs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -30,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         // Malloc counts per packet come from the interposer trait (DESIGN.md, "Dependencies").
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
@@ -78,7 +84,13 @@ let package = Package(
 
         // Media codecs and the client side.
         .target(name: "Codecs", dependencies: ["CVPX", "COpus"]),
-        .target(name: "VroomClient", dependencies: ["WebRTC", "SDP", "Packets", "Codecs"]),
+        .target(name: "VroomClient", dependencies: [
+            "WebRTC", "SDP", "Packets", "Codecs",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "VroomTesting", dependencies: ["Packets", "CVroomUDP"]),
 
         .executableTarget(name: "VroomServer", dependencies: [
@@ -96,6 +108,19 @@ let package = Package(
             "VroomTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+
+        // The load tester: many VroomClient participants against one server.
+        .executableTarget(
+            name: "VroomLoadTest",
+            dependencies: [
+                "VroomClient", "Codecs",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "loadtest/Sources/VroomLoadTest"
+        ),
 
         .executableTarget(
             name: "PacketBenchmarks",
@@ -120,6 +145,11 @@ let package = Package(
         .testTarget(name: "VroomServerTests", dependencies: [
             "MediaIO", "Signaling", "VroomTesting",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "CodecsTests", dependencies: ["Codecs"]),
+        .testTarget(name: "VroomClientTests", dependencies: [
+            "VroomClient", "Codecs", "WebRTC", "SDP", "Packets", "MediaIO", "Rooms", "VroomTesting",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),

@@ -1,0 +1,2 @@
+import Codecs
+import Testing
