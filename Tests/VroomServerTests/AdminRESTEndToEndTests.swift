@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import VroomTesting
 
 /// The admin REST API (PROTOCOL.md section 6) of a real `vroom-server --dev`
 /// process, with real WebSocket participants, and across a restart on the
@@ -47,7 +48,7 @@ extension ServerProcessTests {
     /// A token from `vroom-server token --dev`.
     static func token(_ identity: String) throws -> String {
         let process = Process()
-        process.executableURL = try DevServerTests.serverExecutable()
+        process.executableURL = try BuiltProduct.url(named: "vroom-server")
         process.arguments = ["token", "--dev", "--identity", identity, "--ttl", "600"]
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -9,67 +9,7 @@ import VroomTesting
 /// and talks to it over TCP and UDP.
 extension ServerProcessTests {
 @Suite struct DevServerTests {
-    /// The built `vroom-server` next to the test bundle.
-    static func serverExecutable() throws -> URL {
-        try BuiltProduct.url(named: "vroom-server")
-    }
-
-    enum ServerError: Error { case noPort(String) }
-
-    /// A running server; its log lines are collected from stderr.
-    final class RunningServer: @unchecked Sendable {
-        // @unchecked: `log` is only touched under `lock`.
-        let process = Process()
-        private let lock = NSLock()
-        private var log = ""
-
-        init(arguments: [String]) throws {
-            process.executableURL = try DevServerTests.serverExecutable()
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardError = pipe
-            process.standardOutput = FileHandle.nullDevice
-            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                self?.lock.withLock { self?.log += text }
-            }
-            try process.run()
-        }
-
-        var output: String { lock.withLock { log } }
-
-        /// Waits up to 20 s for a log line matching `pattern`; returns its first capture group.
-        func waitFor(_ pattern: String) throws -> String {
-            let regex = try NSRegularExpression(pattern: pattern)
-            for _ in 0..<200 {
-                let text = output
-                if let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-                    let range = Range(match.range(at: 1), in: text)
-                {
-                    return String(text[range])
-                }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-            throw ServerError.noPort("no log line matching \(pattern) in:\n\(output)")
-        }
-
-        /// SIGTERM, then SIGKILL after 5 s. Polls instead of `waitUntilExit`,
-        /// which can hang on Linux when called off the main thread.
-        func stop() {
-            guard process.isRunning else { return }
-            process.terminate()
-            if !waitForExit(seconds: 5) {
-                kill(process.processIdentifier, SIGKILL)
-                _ = waitForExit(seconds: 5)
-            }
-        }
-
-        func waitForExit(seconds: Double) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            return !process.isRunning
-        }
-    }
+    typealias RunningServer = ServerProcess
 
     @Test func devServerListensAndAnswersHealthz() async throws {
         let server = try RunningServer(arguments: ["--dev", "--http-port", "0", "--rtc-port", "0", "--rtc-workers", "2"])

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import VroomTesting
 
 /// The control plane through a real `vroom-server --dev` process on loopback:
 /// WebSocket clients join, publish, message, drop and resume (PROTOCOL.md
@@ -31,7 +32,7 @@ extension ServerProcessTests {
         /// A token minted by `vroom-server token --dev` (the command people use).
         func token(_ identity: String, room: String? = nil, ttl: Int = 600) throws -> String {
             let process = Process()
-            process.executableURL = try DevServerTests.serverExecutable()
+            process.executableURL = try BuiltProduct.url(named: "vroom-server")
             process.arguments = ["token", "--dev", "--identity", identity, "--ttl", String(ttl)] + (room.map { ["--room", $0] } ?? [])
             let pipe = Pipe()
             process.standardOutput = pipe
