@@ -13,10 +13,13 @@ import VroomTesting
 final class ClientHarness: Sendable {
     let server: ServerProcess
     let port: Int
+    /// The media worker's UDP port.
+    let rtcPort: UInt16
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     init(_ extra: [String] = []) throws {
         (server, port) = try ServerProcess.dev(extra)
+        rtcPort = UInt16(try server.waitFor(#"media: 1 worker\(s\) on UDP 127\.0\.0\.1 ports (\d+)"#))!
     }
 
     func stop() { server.stop() }
@@ -26,6 +29,7 @@ final class ClientHarness: Sendable {
     {
         var options = ConnectOptions(token: try ServerProcess.devToken(identity: identity), roomName: room)
         options.delegateQueue = DispatchQueue(label: "test.delegate.\(identity)")
+        options.mediaBindHost = "127.0.0.1"
         configure(&options)
         return options
     }
