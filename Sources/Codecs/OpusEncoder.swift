@@ -29,9 +29,6 @@ public final class OpusEncoder {
               error == OPUS_OK else {
             throw CodecError.opus(error)
         }
-        self.state = state
-        self.channels = channels
-        self.bitrate = bitrate
         for result in [
             vroom_opus_set_bitrate(state, Int32(bitrate)),
             vroom_opus_set_inband_fec(state, 1),
@@ -40,6 +37,11 @@ public final class OpusEncoder {
             opus_encoder_destroy(state)
             throw CodecError.opus(result)
         }
+        // Stored last: a class initializer that throws after its properties
+        // are set runs deinit, which would destroy the state twice.
+        self.state = state
+        self.channels = channels
+        self.bitrate = bitrate
     }
 
     deinit {

@@ -10,7 +10,9 @@ public final class VP8Decoder {
     private let context: UnsafeMutablePointer<vpx_codec_ctx_t>
 
     public init() throws(CodecError) {
-        context = .allocate(capacity: 1)
+        // Set up through a local and stored last: a class initializer that
+        // throws after its properties are set runs deinit (a double free).
+        let context = UnsafeMutablePointer<vpx_codec_ctx_t>.allocate(capacity: 1)
         context.initialize(to: vpx_codec_ctx_t())
         let status = vroom_vpx_codec_dec_init(context, vpx_codec_vp8_dx(), nil, 0)
         guard status == VPX_CODEC_OK else {
@@ -18,6 +20,7 @@ public final class VP8Decoder {
             context.deallocate()
             throw error
         }
+        self.context = context
     }
 
     deinit {

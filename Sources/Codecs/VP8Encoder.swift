@@ -23,22 +23,23 @@ public final class VP8Encoder {
         guard configuration.frameRate > 0, configuration.bitrate > 0, configuration.keyframeInterval > 0 else {
             throw .invalidArgument("frame rate, bitrate and keyframe interval must be positive")
         }
-        self.configuration = configuration
-        context = .allocate(capacity: 1)
+        // Everything is set up through locals and stored last: a class
+        // initializer that throws after its properties are set runs deinit,
+        // which would free the context a second time.
+        let context = UnsafeMutablePointer<vpx_codec_ctx_t>.allocate(capacity: 1)
         context.initialize(to: vpx_codec_ctx_t())
-        codecConfig = .allocate(capacity: 1)
-        codecConfig.initialize(to: vpx_codec_enc_cfg_t())
+        let cfg = UnsafeMutablePointer<vpx_codec_enc_cfg_t>.allocate(capacity: 1)
+        cfg.initialize(to: vpx_codec_enc_cfg_t())
 
-        var status = vpx_codec_enc_config_default(vpx_codec_vp8_cx(), codecConfig, 0)
+        var status = vpx_codec_enc_config_default(vpx_codec_vp8_cx(), cfg, 0)
         guard status == VPX_CODEC_OK else {
-            Self.release(context, codecConfig, initialized: false)
+            Self.release(context, cfg, initialized: false)
             throw CodecError.vpx(status, context: nil)
         }
-        let cfg = codecConfig
         cfg.pointee.g_w = UInt32(configuration.width)
         cfg.pointee.g_h = UInt32(configuration.height)
         cfg.pointee.g_timebase = vpx_rational(num: 1, den: Int32(clamping: configuration.frameRate))
-        cfg.pointee.g_threads = UInt32(max(1, configuration.threads))
+        cfg.pointee.g_threads = UInt32(clamping: max(1, configuration.threads))
         cfg.pointee.g_lag_in_frames = 0  // real time: every input frame comes out at once
         cfg.pointee.g_pass = VPX_RC_ONE_PASS
         cfg.pointee.g_error_resilient = configuration.errorResilient
@@ -60,10 +61,10 @@ public final class VP8Encoder {
         cfg.pointee.kf_min_dist = 0
         cfg.pointee.kf_max_dist = UInt32(clamping: configuration.keyframeInterval)
 
-        status = vroom_vpx_codec_enc_init(context, vpx_codec_vp8_cx(), codecConfig, 0)
+        status = vroom_vpx_codec_enc_init(context, vpx_codec_vp8_cx(), cfg, 0)
         guard status == VPX_CODEC_OK else {
             let error = CodecError.vpx(status, context: context)
-            Self.release(context, codecConfig, initialized: false)
+            Self.release(context, cfg, initialized: false)
             throw error
         }
         let controls: [(vp8e_enc_control_id, Int32)] = [
@@ -76,10 +77,13 @@ public final class VP8Encoder {
             status = vroom_vpx_codec_control_int(context, Int32(control.rawValue), value)
             guard status == VPX_CODEC_OK else {
                 let error = CodecError.vpx(status, context: context)
-                Self.release(context, codecConfig, initialized: true)
+                Self.release(context, cfg, initialized: true)
                 throw error
             }
         }
+        self.configuration = configuration
+        self.context = context
+        self.codecConfig = cfg
     }
 
     deinit {

@@ -15,9 +15,11 @@ public struct VP8EncoderConfiguration: Sendable, Equatable {
     /// earlier non-reference state, as WebRTC senders use it.
     public var errorResilient: Bool
     /// `VP8E_SET_CPUUSED`, -16...16; negative values are the real-time speed
-    /// presets, -12 is fast enough for many encoders on 2 cores.
+    /// presets, -12 is fast enough for many encoders on 2 cores (libvpx
+    /// clamps values outside the range).
     public var cpuUsed: Int
-    /// Encoder threads; 1 because a load test runs many encoders at once.
+    /// Encoder threads (libvpx allows 1...64); 1 because a load test runs
+    /// many encoders at once.
     public var threads: Int
     /// `rc_dropframe_thresh`: buffer fullness (percent) under which libvpx
     /// may drop a frame to keep the rate; 0 never drops.

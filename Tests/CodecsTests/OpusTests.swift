@@ -72,3 +72,39 @@ func opusKeepsTheToneFrequency(frequency: Double, channels: Int) throws {
     encoder.setBitrate(64_000)
     #expect(encoder.bitrate == 64_000)
 }
+
+/// In-band FEC really recovers: for a packet lost in the middle of a tone,
+/// the audio rebuilt from the next packet's FEC data is far closer to what
+/// the lost packet decodes to than concealment is. Measured here: 10x
+/// better at all 20 lost positions (300x and 850x at two spot checks); the
+/// bound asks for half of them (a packet without FEC data ties with
+/// concealment).
+@Test func fecRebuildsALostPacketBetterThanConcealment() throws {
+    let encoder = try OpusEncoder(channels: 1, bitrate: 32_000)
+    var tone = ToneSource(frequency: 440, amplitude: 0.3)
+    let packets = try (0..<40).map { _ in try encoder.encode(tone.nextFrame()) }
+    func squaredError(_ a: [Int16], _ b: [Int16]) -> Double {
+        var sum = 0.0
+        for index in 0..<min(a.count, b.count) {
+            let difference = Double(a[index]) - Double(b[index])
+            sum += difference * difference
+        }
+        return sum
+    }
+    var improved = 0
+    let lostPackets = Array(8..<28)
+    for lost in lostPackets {
+        let reference = try OpusDecoder(), recovering = try OpusDecoder(), concealing = try OpusDecoder()
+        for packet in packets[..<lost] {
+            _ = try reference.decode(packet)
+            _ = try recovering.decode(packet)
+            _ = try concealing.decode(packet)
+        }
+        let expected = try reference.decode(packets[lost])
+        let recovered = try recovering.decodeFEC(from: packets[lost + 1])
+        let concealed = concealing.decodeMissing()
+        #expect(recovered.count == 960 && concealed.count == 960)
+        if squaredError(expected, recovered) * 10 < squaredError(expected, concealed) { improved += 1 }
+    }
+    #expect(improved >= lostPackets.count / 2, "FEC beat concealment for \(improved) of \(lostPackets.count)")
+}

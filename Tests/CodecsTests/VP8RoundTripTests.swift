@@ -138,6 +138,14 @@ func testPatternSurvivesVP8(width: Int, height: Int, bitrate: Int) throws {
     #expect(throws: CodecError.self) { try encoder.encode(short) }
     #expect(throws: CodecError.self) { try VP8Encoder(VP8EncoderConfiguration(width: 0, height: 240)) }
     #expect(throws: CodecError.self) { try VP8Encoder(VP8EncoderConfiguration(width: 320, height: 240, frameRate: 0)) }
+    // libvpx itself refuses 1000 threads (at most 64): the half-built
+    // encoder is torn down once, not twice, and the message is libvpx's.
+    #expect {
+        try VP8Encoder(VP8EncoderConfiguration(width: 320, height: 240, threads: 1000))
+    } throws: { error in
+        guard case .vpx(let code, let message) = error as? CodecError else { return false }
+        return code == 8 && message.contains("g_threads")  // VPX_CODEC_INVALID_PARAM
+    }
     // Odd sizes work: chroma planes round up.
     let odd = try VP8Encoder(VP8EncoderConfiguration(width: 175, height: 143))
     let encoded = try #require(try odd.encode(TestPattern.draw(frameNumber: 5, timestamp: 9, width: 175, height: 143)))
