@@ -28,7 +28,7 @@ final class RemoteVideoReceiver {
 
     func receive(_ frame: RemoteVideoFrame) -> Outcome {
         guard decodes else { return .skipped }
-        if frame.missingBefore { waitingForKeyframe = true }
+        if frame.followsLoss { waitingForKeyframe = true }
         if waitingForKeyframe && !frame.isKeyframe { return .needsKeyframe }
         do {
             if decoder == nil { decoder = try VP8Decoder() }

@@ -23,6 +23,8 @@ extension RoomCore {
         var configuration = MediaEngineConfiguration()
         configuration.bindHost = options.mediaBindHost
         configuration.consentTimeout = options.iceConsentTimeout
+        // Three checks per timeout at least, so one lost answer is no failure.
+        configuration.consentCheckInterval = min(.seconds(5), options.iceConsentTimeout / 3)
         if let override = options.mediaServerAddressOverride {
             configuration.serverAddressOverride = STUNAddressParsing.parse(override)
         }

@@ -21,7 +21,7 @@ extension RoomCore {
                     trackSid: track.trackSid, participantSid: subscribedTracks[track.trackSid]?.participantSid ?? "",
                     kind: track.kind == .audio ? .audio : .video, packetsReceived: track.packetsReceived,
                     bytesReceived: track.bytesReceived, packetsLost: track.packetsLost,
-                    jitterMilliseconds: track.jitterMilliseconds, framesReceived: track.framesReceived,
+                    jitterMilliseconds: track.jitter, framesReceived: track.framesReceived,
                     framesDecoded: video?.framesDecoded ?? audio?.framesDecoded ?? 0,
                     frameNumbersRead: video?.frameNumbers.count ?? 0, firstFrameNumber: video?.firstFrameNumber,
                     lastFrameNumber: video?.lastFrameNumber, latencyMilliseconds: video?.latencies ?? [],
@@ -29,6 +29,6 @@ extension RoomCore {
                     keyframeRequestsSent: track.keyframeRequestsSent))
         }
         return RoomStatistics(
-            localTracks: localTracks, remoteTracks: remoteTracks, roundTripTimeMilliseconds: media?.roundTripTimeMilliseconds)
+            localTracks: localTracks, remoteTracks: remoteTracks, roundTripTimeMilliseconds: media?.roundTripTime.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 })
     }
 }
