@@ -90,6 +90,7 @@ final class EnginePeerConnection: @unchecked Sendable {
             if transport.localICE != localICE || transport.remote.ice != remote.ice {
                 transport.restartICE(local: localICE, remote: remote)
                 if case .failed = state {} else if !transport.isConnected { setState(.connecting) }
+                recheckAfterRestart(localICE: localICE)
             }
             pump()
             return
@@ -105,6 +106,21 @@ final class EnginePeerConnection: @unchecked Sendable {
         }
         setState(.connecting)
         pump()
+    }
+
+    /// A restart's first check goes out at once; on the subscriber
+    /// connection it may reach the server before our answer does, fail,
+    /// and leave the next one to the 5 s consent interval. Restarting the
+    /// agent again with the same credentials sends a check now: at 250 ms
+    /// and 1 s, while these credentials are current.
+    private func recheckAfterRestart(localICE: ICECredentials) {
+        for delay in [250, 1000] {
+            eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { [self] in
+                guard !isClosed, let transport, transport.failure == nil, transport.localICE == localICE else { return }
+                transport.restartICE(local: localICE, remote: transport.remote)
+                pump()
+            }
+        }
     }
 
     // MARK: Input
