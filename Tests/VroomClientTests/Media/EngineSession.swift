@@ -64,7 +64,11 @@ final class EngineSession: @unchecked Sendable {
     /// `relayProfile`: B's subscriber and A's publisher traffic both go
     /// through one `UDPImpairmentRelay` with this downstream (server to
     /// client) profile and `upstream` for client to server.
-    init(seed: UInt64, downstream: ImpairmentProfile? = nil, upstream: ImpairmentProfile = .none) async throws {
+    /// `consentTimeout`: on the server and the engines (checks every 300 ms then).
+    init(
+        seed: UInt64, downstream: ImpairmentProfile? = nil, upstream: ImpairmentProfile = .none,
+        consentTimeout: Duration? = nil
+    ) async throws {
         var generator = SeededGenerator(seed: seed)
         room = .random(using: &generator)
         publisherSID = .random(using: &generator)
@@ -74,10 +78,15 @@ final class EngineSession: @unchecked Sendable {
         loop = group.next()
         plane = try MediaPlane(
             configuration: MediaConfiguration(
-                bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"]),
+                bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"],
+                consentTimeoutSeconds: consentTimeout.map { Double($0.components.seconds) } ?? 30),
             logger: Logger(label: "test.media"), events: { _ in })
         plane.start()
         var configuration = MediaEngineConfiguration()
+        if let consentTimeout {
+            configuration.consentTimeout = consentTimeout
+            configuration.consentCheckInterval = .milliseconds(300)
+        }
         if let downstream {
             let relay = try UDPImpairmentRelay(
                 .init(targetPort: plane.ports[0], upstream: upstream, downstream: downstream, seed: seed))
@@ -148,8 +157,10 @@ final class EngineSession: @unchecked Sendable {
         try #require(up, "B's subscriber connection did not come up")
     }
 
-    static func connected(seed: UInt64, downstream: ImpairmentProfile? = nil) async throws -> EngineSession {
-        let session = try await EngineSession(seed: seed, downstream: downstream)
+    static func connected(
+        seed: UInt64, downstream: ImpairmentProfile? = nil, consentTimeout: Duration? = nil
+    ) async throws -> EngineSession {
+        let session = try await EngineSession(seed: seed, downstream: downstream, consentTimeout: consentTimeout)
         try await session.publish()
         try await session.subscribe()
         return session

@@ -21,12 +21,14 @@ import WebRTC
         }
         #expect(arrived, "B got \(session.bLog.videoFrames.count)/\(sent.video.count) video, \(session.bLog.audioFrames.count)/\(sent.audio.count) audio")
         let video = session.bLog.videoFrames
-        #expect(video.map(\.data) == sent.video)
+        let videoIntact = video.map(\.data) == sent.video  // not in #expect: it would print megabytes
+        #expect(videoIntact)
         #expect(video.first?.isKeyframe == true)
         #expect(video.allSatisfy { !$0.followsLoss })
         #expect(zip(video, video.dropFirst()).allSatisfy { $1.rtpTimestamp &- $0.rtpTimestamp == 2970 })  // 33 ms at 90 kHz
         let audio = session.bLog.audioFrames
-        #expect(audio.map(\.data) == sent.audio)
+        let audioIntact = audio.map(\.data) == sent.audio
+        #expect(audioIntact)
         #expect(audio.allSatisfy { $0.audioLevel == 30 })
 
         // Counters agree on both ends (and with what was sent).
@@ -58,7 +60,8 @@ import WebRTC
         let sent = try await session.sendMedia(frames: 60, seed: 2)
         let arrived = await waitUntil { session.bLog.videoFrames.count >= sent.video.count }
         #expect(arrived, "B got \(session.bLog.videoFrames.count)/\(sent.video.count) video frames")
-        #expect(session.bLog.videoFrames.map(\.data) == sent.video)
+        let intact = session.bLog.videoFrames.map(\.data) == sent.video
+        #expect(intact)
         let b = try await session.on(session.b) { $0.statistics() }
         let video = try #require(b.remoteTracks.first { $0.kind == .video })
         #expect(video.nacksSent > 0)
@@ -82,9 +85,11 @@ import WebRTC
     }
 
     /// ICE restarts on both connections (new credentials both sides)
-    /// keep media flowing.
+    /// complete: with a 2 s consent timeout on both ends, only checks with
+    /// the new credentials keep the connections alive past it, and media
+    /// still flows.
     @Test func iceRestartOnBothConnections() async throws {
-        let session = try await EngineSession.connected(seed: 504)
+        let session = try await EngineSession.connected(seed: 504, consentTimeout: .seconds(2))
         defer { Task { await session.stop() } }
         _ = try await session.sendMedia(frames: 3, seed: 4)
         let firstOffer = try await session.on(session.a) { $0.makePublishOffer(iceRestart: false).sdp }
@@ -93,11 +98,17 @@ import WebRTC
         #expect(ufrag(firstOffer) != ufrag(secondOffer))
         session.plane.restartSubscriberICE(participant: session.subscriberSID)
         try await session.subscribe()
+        try await Task.sleep(for: .milliseconds(2500))
+        let failures = (session.aLog.all + session.bLog.all).filter {
+            if case .connectionStateChanged(_, .failed) = $0 { true } else { false }
+        }
+        #expect(failures.isEmpty, "\(failures)")
         let before = session.bLog.videoFrames.count
         let sent = try await session.sendMedia(frames: 10, seed: 5)
         let arrived = await waitUntil { session.bLog.videoFrames.count >= before + sent.video.count }
         #expect(arrived)
-        #expect(Array(session.bLog.videoFrames.suffix(sent.video.count).map(\.data)) == sent.video)
+        let intact = Array(session.bLog.videoFrames.suffix(sent.video.count).map(\.data)) == sent.video
+        #expect(intact)
     }
 
     /// Garbage to the subscriber socket is dropped and counted; media goes on.
