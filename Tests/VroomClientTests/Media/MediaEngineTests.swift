@@ -1,0 +1,153 @@
+import Foundation
+import MediaIO
+import NIOCore
+import NIOPosix
+import Packets
+import Testing
+import VroomTesting
+import WebRTC
+
+@testable import VroomClient
+
+/// Two `MediaEngine`s through a real in-process `MediaPlane`: real UDP,
+/// real DTLS-SRTP, the server's SFU in between.
+@Suite(.serialized) struct MediaEngineTests {
+    @Test func framesArriveIntactAndInOrder() async throws {
+        let session = try await EngineSession.connected(seed: 501)
+        defer { Task { await session.stop() } }
+        let sent = try await session.sendMedia(frames: 45, seed: 1)
+        let arrived = await waitUntil {
+            session.bLog.videoFrames.count >= sent.video.count && session.bLog.audioFrames.count >= sent.audio.count
+        }
+        #expect(arrived, "B got \(session.bLog.videoFrames.count)/\(sent.video.count) video, \(session.bLog.audioFrames.count)/\(sent.audio.count) audio")
+        let video = session.bLog.videoFrames
+        let videoIntact = video.map(\.data) == sent.video  // not in #expect: it would print megabytes
+        #expect(videoIntact)
+        #expect(video.first?.isKeyframe == true)
+        #expect(video.allSatisfy { !$0.followsLoss })
+        #expect(zip(video, video.dropFirst()).allSatisfy { $1.rtpTimestamp &- $0.rtpTimestamp == 2970 })  // 33 ms at 90 kHz
+        let audio = session.bLog.audioFrames
+        let audioIntact = audio.map(\.data) == sent.audio
+        #expect(audioIntact)
+        #expect(audio.allSatisfy { $0.audioLevel == 30 })
+
+        // Counters agree on both ends (and with what was sent).
+        try await Task.sleep(for: .milliseconds(1200))  // one report interval: RTT from the server's RR
+        let a = try await session.on(session.a) { $0.statistics() }
+        let b = try await session.on(session.b) { $0.statistics() }
+        let camera = try #require(a.localTracks.first { $0.name == "camera" })
+        let mic = try #require(a.localTracks.first { $0.name == "mic" })
+        #expect(camera.framesSent == sent.video.count)
+        #expect(mic.framesSent == sent.audio.count)
+        let remoteVideo = try #require(b.remoteTracks.first { $0.trackSid == session.videoSid })
+        let remoteAudio = try #require(b.remoteTracks.first { $0.trackSid == session.audioSid })
+        #expect(remoteVideo.framesReceived == sent.video.count)
+        #expect(remoteVideo.packetsReceived == camera.packetsSent)
+        #expect(remoteVideo.bytesReceived == camera.bytesSent)
+        #expect(remoteAudio.packetsReceived == mic.packetsSent)
+        #expect(remoteVideo.packetsLost == 0 && remoteAudio.packetsLost == 0)
+        #expect(remoteVideo.jitter >= 0 && remoteVideo.jitter < 1000)
+        #expect(b.subscriberState == .connected && a.publisherState == .connected)
+        #expect(a.roundTripTime != nil)
+    }
+
+    /// 5% loss from the server to the clients: B's NACKs get the lost
+    /// packets resent (by the SFU from its cache) and every frame arrives.
+    @Test func lossIsRepairedByNACK() async throws {
+        let loss = ImpairmentProfile(dropProbability: 0.05)
+        let session = try await EngineSession.connected(seed: 502, downstream: loss)
+        defer { Task { await session.stop() } }
+        let sent = try await session.sendMedia(frames: 60, seed: 2)
+        let arrived = await waitUntil { session.bLog.videoFrames.count >= sent.video.count }
+        #expect(arrived, "B got \(session.bLog.videoFrames.count)/\(sent.video.count) video frames")
+        let intact = session.bLog.videoFrames.map(\.data) == sent.video
+        #expect(intact)
+        let b = try await session.on(session.b) { $0.statistics() }
+        let video = try #require(b.remoteTracks.first { $0.kind == .video })
+        #expect(video.nacksSent > 0)
+        #expect((session.relay?.counters.downstream.dropped ?? 0) > 0)
+    }
+
+    /// B's keyframe request reaches A as `keyframeRequested` via the SFU.
+    @Test func keyframeRequestReachesThePublisher() async throws {
+        let session = try await EngineSession.connected(seed: 503)
+        defer { Task { await session.stop() } }
+        _ = try await session.sendMedia(frames: 5, seed: 3)
+        let before = session.aLog.keyframeRequests
+        let videoSid = session.videoSid
+        try await session.on(session.b) { $0.requestKeyframe(trackSid: videoSid) }
+        let asked = await waitUntil(timeout: .seconds(5)) { session.aLog.keyframeRequests > before }
+        #expect(asked)
+        let b = try await session.on(session.b) { $0.statistics() }
+        #expect(b.remoteTracks.first { $0.kind == .video }?.keyframeRequestsSent ?? 0 >= 1)
+        let a = try await session.on(session.a) { $0.statistics() }
+        #expect(a.localTracks.first { $0.name == "camera" }?.keyframeRequestsReceived ?? 0 >= 1)
+    }
+
+    /// ICE restarts on both connections (new credentials both sides)
+    /// complete: with a 2 s consent timeout on both ends, only checks with
+    /// the new credentials keep the connections alive past it, and media
+    /// still flows.
+    @Test func iceRestartOnBothConnections() async throws {
+        let session = try await EngineSession.connected(seed: 504, consentTimeout: .seconds(2))
+        defer { Task { await session.stop() } }
+        _ = try await session.sendMedia(frames: 3, seed: 4)
+        let firstOffer = try await session.on(session.a) { $0.makePublishOffer(iceRestart: false).sdp }
+        try await session.publish(iceRestart: true)
+        let secondOffer = try await session.on(session.a) { $0.makePublishOffer(iceRestart: false).sdp }
+        #expect(ufrag(firstOffer) != ufrag(secondOffer))
+        session.plane.restartSubscriberICE(participant: session.subscriberSID)
+        try await session.subscribe()
+        try await Task.sleep(for: .milliseconds(2500))
+        let failures = (session.aLog.all + session.bLog.all).filter {
+            if case .connectionStateChanged(_, .failed) = $0 { true } else { false }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        let before = session.bLog.videoFrames.count
+        let sent = try await session.sendMedia(frames: 10, seed: 5)
+        let arrived = await waitUntil { session.bLog.videoFrames.count >= before + sent.video.count }
+        #expect(arrived)
+        let intact = Array(session.bLog.videoFrames.suffix(sent.video.count).map(\.data)) == sent.video
+        #expect(intact)
+    }
+
+    /// Garbage to the subscriber socket is dropped and counted; media goes on.
+    @Test func malformedDatagramsAreCountedAndIgnored() async throws {
+        let session = try await EngineSession.connected(seed: 505)
+        defer { Task { await session.stop() } }
+        let bound = try await session.on(session.b) { $0.localPort(of: .subscriber) }
+        let port = try #require(bound)
+        sendUDP([0x80, 0x60, 0x00], toPort: port)  // truncated RTP
+        sendUDP([0x16, 0xFE, 0xFD] + [UInt8](repeating: 0xAA, count: 40), toPort: port)  // bogus DTLS
+        sendUDP([UInt8](repeating: 0xFF, count: 100), toPort: port)  // unknown first byte
+        var dropped = 0
+        for _ in 0..<100 where dropped < 3 {
+            try await Task.sleep(for: .milliseconds(20))
+            dropped = try await session.on(session.b) { $0.statistics().droppedDatagrams }
+        }
+        #expect(dropped >= 3)
+        let sent = try await session.sendMedia(frames: 5, seed: 6)
+        let arrived = await waitUntil { session.bLog.videoFrames.count >= sent.video.count }
+        #expect(arrived)
+    }
+
+    func ufrag(_ sdp: String) -> String? {
+        sdp.split(separator: "\r\n").first { $0.hasPrefix("a=ice-ufrag:") }.map(String.init)
+    }
+}
+
+/// Sends one datagram from a throwaway socket to 127.0.0.1:`port`.
+func sendUDP(_ bytes: [UInt8], toPort port: Int) {
+    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    _ = withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+            bytes.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, 0, raw, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+}
