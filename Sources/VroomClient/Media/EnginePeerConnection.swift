@@ -95,6 +95,16 @@ final class EnginePeerConnection: @unchecked Sendable {
             pump()
             return
         }
+        // Consent lost, DTLS intact: the server keeps its DTLS session, so
+        // restart ICE on this transport rather than handshake anew.
+        if let transport, transport.localICE != localICE,
+            transport.recoverICE(local: localICE, remote: remote, now: EngineClock.now())
+        {
+            setState(.connecting)
+            recheckAfterRestart(localICE: localICE)
+            pump()
+            return
+        }
         transport?.close()
         do {
             transport = try PeerTransport(
@@ -179,7 +189,11 @@ final class EnginePeerConnection: @unchecked Sendable {
             case .connected: setState(.connected)
             case .failed(let error): setState(.failed(code: error.code, message: error.message))
             case .closedByPeer: setState(.failed(code: 53405, message: "the server closed DTLS"))
-            case .addressValidated, .selected: break
+            case .selected:
+                // After a recovered ICE failure DTLS is already up: a
+                // nominated pair again means connected again.
+                if transport.isConnected { setState(.connected) }
+            case .addressValidated: break
             }
         }
         rearm()
