@@ -158,9 +158,11 @@ final class EngineSession: @unchecked Sendable {
     }
 
     static func connected(
-        seed: UInt64, downstream: ImpairmentProfile? = nil, consentTimeout: Duration? = nil
+        seed: UInt64, downstream: ImpairmentProfile? = nil, upstream: ImpairmentProfile = .none,
+        consentTimeout: Duration? = nil
     ) async throws -> EngineSession {
-        let session = try await EngineSession(seed: seed, downstream: downstream, consentTimeout: consentTimeout)
+        let session = try await EngineSession(
+            seed: seed, downstream: downstream, upstream: upstream, consentTimeout: consentTimeout)
         try await session.publish()
         try await session.subscribe()
         return session
