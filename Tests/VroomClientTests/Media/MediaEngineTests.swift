@@ -120,6 +120,35 @@ import WebRTC
         #expect(intact)
     }
 
+    /// Paused remote audio is not emitted (video still is); a disabled
+    /// local track sends nothing until enabled again.
+    @Test func pausedAudioAndDisabledTrack() async throws {
+        let session = try await EngineSession.connected(seed: 506)
+        defer { Task { await session.stop() } }
+        _ = try await session.sendMedia(frames: 3, seed: 7)
+        _ = await waitUntil { session.bLog.videoFrames.count >= 3 && session.bLog.audioFrames.count >= 6 }
+        try await session.on(session.b) { $0.setRemoteAudioPaused(true) }
+        let audioBefore = session.bLog.audioFrames.count
+        let videoBefore = session.bLog.videoFrames.count
+        _ = try await session.sendMedia(frames: 5, seed: 8)
+        let videoArrived = await waitUntil { session.bLog.videoFrames.count >= videoBefore + 5 }
+        #expect(videoArrived)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(session.bLog.audioFrames.count == audioBefore)
+        let counted = try await session.on(session.b) { $0.statistics() }.remoteTracks.first { $0.kind == .audio }
+        #expect((counted?.packetsReceived ?? 0) >= audioBefore + 10)  // received and counted, not emitted
+
+        try await session.on(session.a) { $0.setLocalTrackEnabled(name: "camera", false) }
+        let sentBefore = try await session.on(session.a) { $0.statistics() }.localTracks.first { $0.name == "camera" }
+        _ = try await session.sendMedia(frames: 3, seed: 9)
+        let sentAfter = try await session.on(session.a) { $0.statistics() }.localTracks.first { $0.name == "camera" }
+        #expect(sentBefore?.packetsSent == sentAfter?.packetsSent)
+        try await session.on(session.a) { $0.setLocalTrackEnabled(name: "camera", true) }
+        _ = try await session.sendMedia(frames: 1, seed: 10)
+        let resumed = try await session.on(session.a) { $0.statistics() }.localTracks.first { $0.name == "camera" }
+        #expect((resumed?.packetsSent ?? 0) > (sentAfter?.packetsSent ?? 0))
+    }
+
     /// Garbage to the subscriber socket is dropped and counted; media goes on.
     @Test func malformedDatagramsAreCountedAndIgnored() async throws {
         let session = try await EngineSession.connected(seed: 505)
