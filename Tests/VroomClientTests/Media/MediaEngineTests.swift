@@ -61,7 +61,7 @@ import WebRTC
         let sent = try await session.sendMedia(frames: 60, seed: 2)
         // A loss in the last frames shows only when later packets arrive,
         // and the stream stops there: the last 3 frames may be missing.
-        let arrived = await waitUntil { session.bLog.videoFrames.count >= sent.video.count }
+        let arrived = await waitUntil(timeout: .seconds(3)) { session.bLog.videoFrames.count >= sent.video.count }
         let received = session.bLog.videoFrames.map(\.data)
         #expect(arrived || received.count >= sent.video.count - 3, "B got \(received.count)/\(sent.video.count) video frames")
         let intact = received == Array(sent.video.prefix(received.count))
