@@ -27,7 +27,9 @@ final class EnginePeerConnection: @unchecked Sendable {
     private(set) var droppedDatagrams = 0
     private var timer: Scheduled<Void>?
     private var timerDeadline: MediaTime?
-    /// Receive and send scratch: a 1500-byte datagram plus the SRTP trailer room.
+    /// Receive and send scratch: a 1500-byte datagram plus the SRTP trailer
+    /// room. Sound: owned by this object (freed in deinit), only touched on
+    /// the event loop, every write bounds-checked against `count` first.
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
     private let sendScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
     private var addresses: [STUNAddress: SocketAddress] = [:]

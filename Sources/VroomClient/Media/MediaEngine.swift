@@ -56,6 +56,9 @@ final class MediaEngine: @unchecked Sendable {
     private var housekeeping: RepeatedTask?
     private var lastReports: MediaTime
     private var droppedPackets = 0
+    /// Where outgoing RTP/RTCP is written before protection. Sound: owned
+    /// (freed in deinit), used only on the event loop, and the writers
+    /// check its size (`.bufferTooSmall`).
     private let packetBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
 
     /// RTP packets at most this big (header + payload) so the SRTP packet

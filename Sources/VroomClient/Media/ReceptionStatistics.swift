@@ -72,10 +72,12 @@ struct ReceptionStatistics {
             // DLSR in 1/65536 s.
             delay = UInt32(truncatingIfNeeded: now.nanoseconds(since: lastSenderReport.arrival) * 65536 / 1_000_000_000)
         }
-        // The cumulative count is a 24-bit field; A.3 clamps it.
+        // The cumulative count is a 24-bit field; A.3 clamps it. The
+        // unwrapper starts in cycle 1 (room for early reordering): report
+        // the cycles the sender counted, from 0.
         return ReceptionReport(
             ssrc: ssrc, fractionLost: fraction, cumulativeLost: Int32(min(cumulativeLost, 0x7F_FFFF)),
-            extendedHighestSequence: UInt32(truncatingIfNeeded: extendedHighest), jitter: UInt32(jitter),
+            extendedHighestSequence: UInt32(truncatingIfNeeded: max(0, extendedHighest - 0x1_0000)), jitter: UInt32(jitter),
             lastSR: lastSenderReport?.ntp ?? 0, delaySinceLastSR: delay)
     }
 }

@@ -42,13 +42,13 @@ final class EngineEventLog: Sendable {
 }
 
 /// A real in-process `MediaPlane` on 127.0.0.1 and two `MediaEngine`s on
-/// one NIO event loop: A publishes "mic" (audio) and "camera" (video), B
+/// the two threads of a NIO `MultiThreadedEventLoopGroup` (as a load test
+/// runs them): A publishes "mic" (audio) and "camera" (video), B
 /// subscribes to both. The control side makes the calls Signaling would
 /// (as `Tests/MediaIOTests/PlaneSession.swift` does), without signaling.
 final class EngineSession: @unchecked Sendable {
-    // @unchecked Sendable: the test task owns it; the engines are only used on `loop`.
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let loop: any EventLoop
+    // @unchecked Sendable: the test task owns it; each engine is only used on its own loop.
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
     let plane: MediaPlane
     let room: RoomSID
     let publisherSID: ParticipantSID
@@ -75,7 +75,6 @@ final class EngineSession: @unchecked Sendable {
         subscriberSID = .random(using: &generator)
         audioTrack = .random(using: &generator)
         videoTrack = .random(using: &generator)
-        loop = group.next()
         plane = try MediaPlane(
             configuration: MediaConfiguration(
                 bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"],
@@ -94,13 +93,13 @@ final class EngineSession: @unchecked Sendable {
             self.relay = relay
             configuration.serverAddressOverride = STUNAddress(ipv4: 127, 0, 0, 1, port: relay.port)
         }
-        let loop = self.loop
+        let (aLoop, bLoop) = (group.next(), group.next())  // round robin: one per thread
         let (aLog, bLog) = (aLog, bLog)
-        a = try await loop.submit { [configuration] in
-            try MediaEngine(eventLoop: loop, configuration: configuration, onEvent: aLog.append)
+        a = try await aLoop.submit { [configuration] in
+            try MediaEngine(eventLoop: aLoop, configuration: configuration, onEvent: aLog.append)
         }.get()
-        b = try await loop.submit { [configuration] in
-            try MediaEngine(eventLoop: loop, configuration: configuration, onEvent: bLog.append)
+        b = try await bLoop.submit { [configuration] in
+            try MediaEngine(eventLoop: bLoop, configuration: configuration, onEvent: bLog.append)
         }.get()
     }
 
@@ -109,7 +108,7 @@ final class EngineSession: @unchecked Sendable {
 
     /// Runs `body` with the engine on its loop.
     func on<R: Sendable>(_ engine: MediaEngine, _ body: @escaping @Sendable (MediaEngine) throws -> R) async throws -> R {
-        try await loop.submit { try body(engine) }.get()
+        try await engine.eventLoop.submit { try body(engine) }.get()
     }
 
     /// A publishes mic + camera; returns when its publisher connection is up.
@@ -158,9 +157,11 @@ final class EngineSession: @unchecked Sendable {
     }
 
     static func connected(
-        seed: UInt64, downstream: ImpairmentProfile? = nil, consentTimeout: Duration? = nil
+        seed: UInt64, downstream: ImpairmentProfile? = nil, upstream: ImpairmentProfile = .none,
+        consentTimeout: Duration? = nil
     ) async throws -> EngineSession {
-        let session = try await EngineSession(seed: seed, downstream: downstream, consentTimeout: consentTimeout)
+        let session = try await EngineSession(
+            seed: seed, downstream: downstream, upstream: upstream, consentTimeout: consentTimeout)
         try await session.publish()
         try await session.subscribe()
         return session

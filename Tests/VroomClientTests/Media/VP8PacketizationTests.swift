@@ -127,5 +127,12 @@ import WebRTC
         let report = statistics.report(ssrc: SSRC(1), now: .milliseconds(400))
         #expect(report?.cumulativeLost == 1)
         #expect(report?.fractionLost == 25)  // 1/10 * 256
+        #expect(report?.extendedHighestSequence == 9)
+        // LSR/DLSR (RFC 3550 6.4.1) so the server can compute the RTT.
+        statistics.recordSenderReport(ntpTimestamp: 0x1234_5678_9ABC_DEF0, now: .milliseconds(500))
+        let next = statistics.report(ssrc: SSRC(1), now: .milliseconds(1000))
+        #expect(next?.lastSR == 0x5678_9ABC)
+        #expect(next?.delaySinceLastSR == 32768)  // 0.5 s in 1/65536 s
+        #expect(next?.fractionLost == 0)  // nothing new lost in this interval
     }
 }
