@@ -24,7 +24,8 @@ public struct NetworkQualityReport: Sendable, Hashable {
 ///   way, else VP8's, and the upstream burst ratio;
 /// - the level: `NetworkQualityLevel` on the mean MOS and loss of the last
 ///   `levelWindow` samples (one odd second does not flap the level), 0 once
-///   nothing arrived from the participant for `silenceTimeout`;
+///   nothing arrived from the participant for `silenceTimeout` (no report
+///   at all before the first packet or that timeout);
 /// - the warnings: `QualityWarnings`;
 /// - what to send: the report when it differs from the last one sent and
 ///   the last was sent at least `minimumInterval` ago.
@@ -51,6 +52,7 @@ public struct NetworkQualityMonitor: Sendable {
     public private(set) var lastJitter: Double?
     public private(set) var lastRoundTripTime: Double?
     private var lastHeard: MediaTime
+    private var everHeard = false
     private var lastSent: (report: NetworkQualityReport, at: MediaTime)?
     private var downstream: (loss: Double?, jitter: Double?, at: MediaTime)?
     private var recent: [(mos: Double, loss: Double)] = []
@@ -65,7 +67,10 @@ public struct NetworkQualityMonitor: Sendable {
 
     /// One interval's measurements, taken at `now`.
     public mutating func record(_ sample: LinkSample, now: MediaTime) {
-        if sample.heard { lastHeard = now }
+        if sample.heard {
+            lastHeard = now
+            everHeard = true
+        }
         if now.nanoseconds(since: lastHeard) >= configuration.silenceTimeout {
             warnings.record(QualityWarnings.Sample())
             recent.removeAll()
@@ -73,6 +78,8 @@ public struct NetworkQualityMonitor: Sendable {
             current = NetworkQualityReport(level: 0, warnings: warnings.list)
             return
         }
+        // Nothing to rate before the first packet (level 0 comes after 5 s).
+        guard everHeard else { return }
 
         let upLoss = sample.upstream.loss
         let downLoss = sample.downstream.loss

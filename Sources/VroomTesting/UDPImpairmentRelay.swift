@@ -217,7 +217,6 @@ public final class UDPImpairmentRelay: Sendable {
                 let now = UDPRelaySocket.monotonicNanoseconds()
                 flush(now: now)
                 publishCounters()
-                adoptProfiles()
                 var timeout: Int32 = 1_000
                 for release in [upstreamQueue.nextRelease, downstreamQueue.nextRelease].compactMap({ $0 }) {
                     // Round up to whole milliseconds: poll's granularity.
@@ -235,6 +234,8 @@ public final class UDPImpairmentRelay: Sendable {
                     return
                 }
                 if fds[0].revents != 0 { return }
+                // Before deciding about what just arrived.
+                adoptProfiles()
                 // Clients polled this pass only: reading the listening socket may add some.
                 let polledClients = fds.count - 2
                 if fds[1].revents != 0 { readFromClients() }

@@ -188,8 +188,11 @@ import WebRTC
         #expect(monitor.poll(now: start.adding(milliseconds: 7000))?.level == 5)
     }
 
-    @Test func levelZeroWhenMediaNeverCame() {
+    @Test func nothingBeforeMediaAndLevelZeroWhenItNeverCame() {
         var monitor = NetworkQualityMonitor(now: start)
+        monitor.record(LinkSample(), now: start.adding(milliseconds: 4999))
+        #expect(monitor.current == nil)
+        #expect(monitor.poll(now: start.adding(milliseconds: 4999)) == nil)
         monitor.record(LinkSample(), now: start.adding(milliseconds: 5000))
         #expect(monitor.current?.level == 0)
     }

@@ -492,16 +492,17 @@ def describe_quality(messages, t0):
     return "; ".join(f"+{t - t0:.1f}s level {m['level']} {m['warnings']}" for t, m in messages)
 
 
-async def quality_scenario(report, context, room, warning, relay_args, impaired_name, names, clear_at, start_wait):
-    """Shared by nq-loss and nq-rtt: `impaired_name` goes through a relay
-    started with `relay_args` (its impairment ends `clear_at` s after the
-    relay starts). Checks that everyone hears `warning` about it and about
-    nobody else, that it clears after the impairment, and that the level
-    drops and recovers."""
-    relay = ImpairmentRelay(context.impair, context.server.rtc_ports[0], seed=11, extra_args=relay_args).start()
+async def quality_scenario(report, context, room, warning, relay, impaired_name, names, clear_at, start_wait):
+    """Shared by nq-loss and nq-rtt: `impaired_name` goes through `relay`
+    (vroom-impair's options; its impairment ends `clear_at` s after the relay
+    starts). Checks that everyone hears `warning` about it and about nobody
+    else, that it clears after the impairment, that the level drops and
+    recovers, and the once-a-second limit."""
+    options, extra = relay
+    relay = ImpairmentRelay(context.impair, context.server.rtc_ports[0], seed=11, extra_args=extra, **options).start()
     started = time.monotonic()
     context.cleanup.append(lambda: asyncio.sleep(0, relay.stop()))
-    print(f"    vroom-impair on UDP {relay.port} -> {context.server.rtc_ports[0]}: {' '.join(relay_args)}")
+    print(f"    vroom-impair on UDP {relay.port} -> {context.server.rtc_ports[0]}: {options} {' '.join(extra)}")
     participants = [Participant(context.server.url, name, room, tone=TONES[i], log=context.log, publish_video=False,
                                 relay_port=relay.port if name == impaired_name else None)
                     for i, name in enumerate(names)]
@@ -552,14 +553,14 @@ async def quality_scenario(report, context, room, warning, relay_args, impaired_
 
 async def scenario_quality_loss(report, context):
     await quality_scenario(
-        report, context, "interop-nq-loss", "high-packet-loss", ["--drop", "0.10", "--clear-after", "22"],
+        report, context, "interop-nq-loss", "high-packet-loss", ({"drop": 0.10}, ["--clear-after", "22"]),
         "p2", ["p0", "p1", "p2"], clear_at=22, start_wait=22)
 
 
 async def scenario_quality_rtt(report, context):
     await quality_scenario(
         report, context, "interop-nq-rtt", "high-rtt",
-        ["--delay-ms", "500", "--directions", "down", "--impair-after", "6", "--clear-after", "18"],
+        ({"delay_ms": 500}, ["--directions", "down", "--impair-after", "6", "--clear-after", "18"]),
         "p1", ["p0", "p1"], clear_at=18, start_wait=18)
 
 
