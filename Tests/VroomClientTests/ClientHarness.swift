@@ -17,17 +17,31 @@ final class ClientHarness: Sendable {
     let rtcPort: UInt16
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    init(_ extra: [String] = []) throws {
+    private init(_ extra: [String]) throws {
         (server, port) = try ServerProcess.dev(extra)
         rtcPort = UInt16(try server.waitFor(#"media: 1 worker\(s\) on UDP 127\.0\.0\.1 ports (\d+)"#))!
     }
 
+    /// Starts the server. Its blocking waits run on a thread of their own,
+    /// not on Swift concurrency's few threads, which other tests' rooms need.
+    static func start(_ extra: [String] = []) async throws -> ClientHarness {
+        try await offPool { try ClientHarness(extra) }
+    }
+
+    /// Runs blocking work (process start, sleeps) on a new thread.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     func stop() { server.stop() }
 
-    func options(_ identity: String, room: String = "room", configure: (inout ConnectOptions) -> Void = { _ in }) throws
-        -> ConnectOptions
+    func options(_ identity: String, room: String = "room", configure: (inout ConnectOptions) -> Void = { _ in })
+        async throws -> ConnectOptions
     {
-        var options = ConnectOptions(token: try ServerProcess.devToken(identity: identity), roomName: room)
+        let token = try await Self.offPool { try ServerProcess.devToken(identity: identity) }
+        var options = ConnectOptions(token: token, roomName: room)
         options.delegateQueue = DispatchQueue(label: "test.delegate.\(identity)")
         options.mediaBindHost = "127.0.0.1"
         configure(&options)
@@ -87,7 +101,7 @@ final class RecordedRoom: Sendable {
     /// start), polling every 20 ms up to `timeout`.
     @discardableResult
     func wait(
-        for what: String, timeout: Duration = .seconds(10), _ predicate: @escaping @Sendable (RoomEvent) -> Bool
+        for what: String, timeout: Duration = .seconds(20), _ predicate: @escaping @Sendable (RoomEvent) -> Bool
     ) async throws -> RoomEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -98,7 +112,7 @@ final class RecordedRoom: Sendable {
     }
 
     /// Waits for `condition` on anything, polling every 50 ms.
-    func wait(until what: String, timeout: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
+    func wait(until what: String, timeout: Duration = .seconds(20), _ condition: () async -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if await condition() { return }

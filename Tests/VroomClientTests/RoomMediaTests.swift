@@ -12,10 +12,10 @@ import VroomTesting
     static func publisher(
         _ harness: ClientHarness, _ identity: String, tone: Double, center: SystemNotificationCenter = .init(),
         configure: (inout ConnectOptions) -> Void = { _ in }
-    ) throws -> (RecordedRoom, LocalVideoTrack, LocalAudioTrack) {
+    ) async throws -> (RecordedRoom, LocalVideoTrack, LocalAudioTrack) {
         let camera = LocalVideoTrack(name: "camera")
         let microphone = LocalAudioTrack(name: "mic", options: AudioTrackOptions(toneFrequency: tone))
-        let options = try harness.options(identity) {
+        let options = try await harness.options(identity) {
             $0.videoTracks = [camera]
             $0.audioTracks = [microphone]
             $0.notificationCenter = center
@@ -35,10 +35,10 @@ import VroomTesting
     }
 
     @Test func twoClientsSeeAndHearEachOther() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
-        let (alice, _, _) = try Self.publisher(harness, "alice", tone: 440)
-        let (bob, _, _) = try Self.publisher(harness, "bob", tone: 660)
+        let (alice, _, _) = try await Self.publisher(harness, "alice", tone: 440)
+        let (bob, _, _) = try await Self.publisher(harness, "bob", tone: 660)
         try await alice.wait(for: "alice subscribed to bob's camera") { $0.name == "trackSubscribed(bob,camera)" }
         try await bob.wait(for: "bob subscribed to alice's camera") { $0.name == "trackSubscribed(alice,camera)" }
         #expect(alice.count("localTrackPublished(camera)") == 1)
@@ -71,10 +71,10 @@ import VroomTesting
     }
 
     @Test func disablingStopsTheVideoAndEnablingResumesIt() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
-        let (alice, camera, _) = try Self.publisher(harness, "alice", tone: 440)
-        let bob = harness.connect(try harness.options("bob"))
+        let (alice, camera, _) = try await Self.publisher(harness, "alice", tone: 440)
+        let bob = harness.connect(try await harness.options("bob"))
         try await bob.wait(until: "bob decodes alice", timeout: .seconds(15)) { await Self.framesRead(bob, from: "alice") >= 15 }
 
         camera.isEnabled = false
@@ -100,11 +100,11 @@ import VroomTesting
     }
 
     @Test func aCameraInterruptionPausesWithoutUnpublishingAndTheUsersChoiceWins() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
         let center = SystemNotificationCenter()
-        let (alice, camera, _) = try Self.publisher(harness, "alice", tone: 440, center: center)
-        let bob = harness.connect(try harness.options("bob"))
+        let (alice, camera, _) = try await Self.publisher(harness, "alice", tone: 440, center: center)
+        let bob = harness.connect(try await harness.options("bob"))
         try await bob.wait(until: "bob decodes alice", timeout: .seconds(15)) { await Self.framesRead(bob, from: "alice") >= 15 }
 
         center.post(.cameraInterruptionBegan(reason: .videoDeviceInUseByAnotherClient))
@@ -135,11 +135,11 @@ import VroomTesting
     }
 
     @Test func anAudioInterruptionPausesLocalAndRemoteAudioAndBecomingActiveResumesIt() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
         let center = SystemNotificationCenter()
-        let (alice, _, microphone) = try Self.publisher(harness, "alice", tone: 440, center: center)
-        let (bob, _, _) = try Self.publisher(harness, "bob", tone: 660)
+        let (alice, _, microphone) = try await Self.publisher(harness, "alice", tone: 440, center: center)
+        let (bob, _, _) = try await Self.publisher(harness, "bob", tone: 660)
         try await alice.wait(until: "alice hears bob", timeout: .seconds(15)) {
             (await Self.received(alice, from: "bob", "mic")?.framesDecoded ?? 0) > 25
         }
@@ -166,16 +166,16 @@ import VroomTesting
     }
 
     @Test func losingTheMediaPathRestartsICEAndReconnects() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
         let relay = try UDPImpairmentRelay(.init(targetPort: harness.rtcPort))
         relay.start()
         let relayPort = relay.port
-        let (alice, _, _) = try Self.publisher(harness, "alice", tone: 440) {
+        let (alice, _, _) = try await Self.publisher(harness, "alice", tone: 440) {
             $0.mediaServerAddressOverride = "127.0.0.1:\(relayPort)"
             $0.iceConsentTimeout = .seconds(3)
         }
-        let bob = harness.connect(try harness.options("bob"))
+        let bob = harness.connect(try await harness.options("bob"))
         try await bob.wait(until: "bob decodes alice", timeout: .seconds(15)) { await Self.framesRead(bob, from: "alice") >= 15 }
 
         // The path dies: no more datagrams either way.

@@ -43,11 +43,11 @@ import VroomTesting
     }
 
     @Test func twoClientsSeeEachOtherJoinAndLeaveOnTheDelegateQueue() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
         let queue = DispatchQueue(label: "app.delegates")
         let log = DelegateLog(queue: queue, label: "app.delegates")
-        var aliceOptions = try harness.options("alice")
+        var aliceOptions = try await harness.options("alice")
         aliceOptions.delegateQueue = queue
         let alice = harness.connect(aliceOptions, delegate: log)
         try await alice.wait(for: "alice connected") { if case .connected = $0 { true } else { false } }
@@ -56,7 +56,7 @@ import VroomTesting
         #expect(alice.room.name == "room")
         #expect(alice.room.localParticipant?.identity == "alice")
 
-        let bob = harness.connect(try harness.options("bob"))
+        let bob = harness.connect(try await harness.options("bob"))
         try await bob.wait(for: "bob connected") { if case .connected = $0 { true } else { false } }
         #expect(bob.room.remoteParticipants.map(\.identity) == ["alice"], "bob learns alice from joined")
         try await alice.wait(for: "alice sees bob") { $0.name == "participantConnected(bob)" }
@@ -91,26 +91,26 @@ import VroomTesting
     }
 
     @Test func serverRefusalsSurfaceAsVideoErrors() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
         // 53105: a room of one is full.
         let (status, _) = try await harness.rest("POST", "/v1/Rooms", form: ["UniqueName": "solo", "MaxParticipants": "1"])
         #expect(status == 201)
-        let first = harness.connect(try harness.options("first", room: "solo"))
+        let first = harness.connect(try await harness.options("first", room: "solo"))
         try await first.wait(for: "first connected") { $0.name == "connected" }
-        let second = harness.connect(try harness.options("second", room: "solo"))
+        let second = harness.connect(try await harness.options("second", room: "solo"))
         try await second.wait(for: "room full") { $0.name == "failedToConnect(53105)" }
 
         // 53205: the same identity joins again; the OLDER session is told.
-        let again = harness.connect(try harness.options("first", room: "solo-2"))
+        let again = harness.connect(try await harness.options("first", room: "solo-2"))
         try await again.wait(for: "again connected") { $0.name == "connected" }
-        let newer = harness.connect(try harness.options("first", room: "solo-2"))
+        let newer = harness.connect(try await harness.options("first", room: "solo-2"))
         try await newer.wait(for: "newer connected") { $0.name == "connected" }
         try await again.wait(for: "older cut off") { $0.name == "disconnected(53205)" }
         #expect(again.room.state == .disconnected)
 
         // A bad token: 20101 from the server.
-        var bad = try harness.options("x")
+        var bad = try await harness.options("x")
         bad.token = "not-a-jwt"
         let refused = harness.connect(bad)
         try await refused.wait(for: "token refused") { $0.name == "failedToConnect(20101)" }
@@ -119,10 +119,11 @@ import VroomTesting
     }
 
     @Test func messagesAreSentAndReceived() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
-        let alice = harness.connect(try harness.options("alice"))
-        let bob = harness.connect(try harness.options("bob"))
+        let alice = harness.connect(try await harness.options("alice"))
+        try await alice.wait(for: "alice connected") { $0.name == "connected" }
+        let bob = harness.connect(try await harness.options("bob"))
         try await alice.wait(for: "alice sees bob") { $0.name == "participantConnected(bob)" }
         try await bob.wait(for: "bob connected") { $0.name == "connected" }
         let id = alice.room.sendMessage(#"{"hello":1}"#, to: ["bob"])
@@ -149,10 +150,11 @@ import VroomTesting
     }
 
     @Test func aSignalingDropResumesTheSameSession() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
-        let alice = harness.connect(try harness.options("alice"))
-        let bob = harness.connect(try harness.options("bob"))
+        let alice = harness.connect(try await harness.options("alice"))
+        try await alice.wait(for: "alice connected") { $0.name == "connected" }
+        let bob = harness.connect(try await harness.options("bob"))
         try await bob.wait(for: "bob connected") { $0.name == "connected" }
         try await alice.wait(for: "alice sees bob") { $0.name == "participantConnected(bob)" }
         let sid = alice.room.localParticipant?.sid
@@ -175,9 +177,9 @@ import VroomTesting
     }
 
     @Test func aMissedReconnectWindowEndsWith53001() async throws {
-        let harness = try ClientHarness(["--reconnect-window", "1"])
+        let harness = try await ClientHarness.start(["--reconnect-window", "1"])
         defer { harness.stop() }
-        let alice = harness.connect(try harness.options("alice"))
+        let alice = harness.connect(try await harness.options("alice"))
         try await alice.wait(for: "connected") { $0.name == "connected" }
         alice.room.core.dropSignaling(holdingReconnectFor: .seconds(3))
         try await alice.wait(for: "reconnecting") { $0.name == "reconnecting(53001)" }
@@ -186,11 +188,11 @@ import VroomTesting
     }
 
     @Test func aRoomThatEndedDuringTheDropEndsWith53106() async throws {
-        let harness = try ClientHarness()
+        let harness = try await ClientHarness.start()
         defer { harness.stop() }
         let (status, _) = try await harness.rest("POST", "/v1/Rooms", form: ["UniqueName": "ending"])
         #expect(status == 201)
-        let alice = harness.connect(try harness.options("alice", room: "ending"))
+        let alice = harness.connect(try await harness.options("alice", room: "ending"))
         try await alice.wait(for: "connected") { $0.name == "connected" }
         alice.room.core.dropSignaling(holdingReconnectFor: .seconds(2))
         try await alice.wait(for: "reconnecting") { $0.name == "reconnecting(53001)" }
