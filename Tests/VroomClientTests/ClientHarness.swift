@@ -56,16 +56,7 @@ final class ClientHarness: Sendable {
 
     /// One REST call with the dev credentials; the status and the JSON body.
     func rest(_ method: String, _ path: String, form: [String: String]? = nil) async throws -> (Int, [String: Any]) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.setValue("Basic " + Data("devkey:devsecret".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
-        if let form {
-            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(form.map { "\($0.key)=\($0.value)" }.joined(separator: "&").utf8)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        try await DevREST.call(port: port, method, path, form: form)
     }
 }
 

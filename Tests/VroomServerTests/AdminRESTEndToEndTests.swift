@@ -28,34 +28,14 @@ extension ServerProcessTests {
             SignalingClient(port: port, token: try AdminRESTEndToEndTests.token(identity))
         }
 
-        /// One REST call with the dev credentials; the status and the JSON body.
         func rest(_ method: String, _ path: String, form: [String: String]? = nil, authorized: Bool = true) async throws -> (Int, [String: Any]) {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-            request.httpMethod = method
-            if authorized {
-                request.setValue("Basic " + Data("devkey:devsecret".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
-            }
-            if let form {
-                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-                request.httpBody = Data(form.map { "\($0.key)=\($0.value)" }.joined(separator: "&").utf8)
-            }
-            let (data, response) = try await URLSession.shared.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+            try await DevREST.call(port: port, method, path, form: form, authorized: authorized)
         }
     }
 
     /// A token from `vroom-server token --dev`.
     static func token(_ identity: String) throws -> String {
-        let process = Process()
-        process.executableURL = try BuiltProduct.url(named: "vroom-server")
-        process.arguments = ["token", "--dev", "--identity", identity, "--ttl", "600"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        while process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try ServerProcess.devToken(identity: identity)
     }
 
     static func temporaryDatabase() throws -> (directory: URL, db: URL) {

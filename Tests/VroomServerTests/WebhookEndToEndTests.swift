@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import VroomTesting
 
 /// Status callbacks (PROTOCOL.md section 6) through a real `vroom-server
 /// --dev` process: a room created by REST with a `StatusCallback` on a
@@ -19,19 +20,8 @@ extension ServerProcessTests {
         "track-enabled", "track-removed", "participant-disconnected", "room-ended",
     ]
 
-    /// One REST call with the dev credentials; the status and the JSON body.
     static func rest(port: Int, _ method: String, _ path: String, form: [String: String]? = nil) async throws -> (Int, [String: Any]) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.setValue("Basic " + Data("devkey:devsecret".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
-        if let form {
-            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            let encoded = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" }
-            request.httpBody = Data(encoded.joined(separator: "&").utf8)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        try await DevREST.call(port: port, method, path, form: form)
     }
 
     /// base64(HMAC-SHA256(secret, url + sorted name+value pairs)): the
