@@ -71,7 +71,7 @@ import WebRTC
         // Two above in five: nothing; exactly 30 ms is not above.
         #expect(run([high, edge, high, edge, edge]).last == [])
         let raised = run([high, edge, high, edge, high])
-        #expect(raised.dropLast().allSatisfy(\.isEmpty))
+        #expect(raised.dropLast().allSatisfy { $0.isEmpty })
         #expect(raised.last == [.highJitter])
     }
 
@@ -101,7 +101,7 @@ import WebRTC
         let at3 = Array(repeating: Sample(lossFraction: 0.03), count: 7)
         #expect(run(at3).last == [])  // an average of exactly 3% is not above
         var samples = Array(repeating: Sample(lossFraction: 0.0301), count: 7)
-        #expect(run(samples).dropLast().allSatisfy(\.isEmpty))
+        #expect(run(samples).dropLast().allSatisfy { $0.isEmpty })
         #expect(run(samples).last == [.highPacketLoss])
         // 7 x 3.01% then clean seconds: the average falls to 1.29% (2 x 0%)
         // ... it stays raised between 1% and 3%, clears at <= 1%.
