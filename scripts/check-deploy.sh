@@ -180,7 +180,7 @@ for name in wanted:
         problems.append(f'dashboard: no panel uses {name}')
 for p in problems:
     print('check-deploy:', p)
-print(f'check-deploy: dashboard: {len(panels)} panels, {len(used)} metric names, all exported by /metrics ({len(families)} families)')
+print(f'check-deploy: dashboard: {len(panels)} panels querying {len(used)} metric names; /metrics exports {len(families)} families; {len(problems)} problem(s)')
 sys.exit(1 if problems else 0)
 PY
 echo "check-deploy: deploy/prometheus.yml and deploy/grafana/vroom-dashboard.json check"

@@ -44,16 +44,16 @@ struct RoomStatsResource: Sendable {
             "participant_sid": participant.record.sid.rawValue,
             "identity": participant.record.identity,
             "status": participant.record.status.rawValue,
-            "network_quality": (media?.networkQuality).map { Self.qualityJSON($0) }.orNull,
+            "network_quality": (media?.networkQuality).flatMap { $0.level == nil ? nil : Self.qualityJSON($0) }.orNull,
             "round_trip_time_ms": Self.milliseconds(media?.roundTripTime),
             "published_tracks": (media?.published ?? []).map(publishedJSON),
             "subscribed_tracks": (media?.subscribed ?? []).map(subscribedJSON),
         ]
     }
 
-    private static func qualityJSON(_ quality: NetworkQualityStatistics) -> [String: Any] {
+    private static func qualityJSON(_ quality: ParticipantQuality) -> [String: Any] {
         [
-            "level": quality.level,
+            "level": quality.level ?? 0,
             "warnings": quality.warnings.map(\.rawValue),
             "mos": quality.mos.map { rounded($0, places: 2) }.orNull,
             "packet_loss": quality.lossFraction.map { rounded($0, places: 4) }.orNull,

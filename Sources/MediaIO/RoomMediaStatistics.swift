@@ -15,8 +15,9 @@ public struct RoomMediaStatistics: Sendable, Equatable {
 /// connection, what the server receives of each track it publishes and what
 /// it sends it of each track it subscribes to.
 public struct ParticipantMediaStatistics: Sendable, Equatable {
-    /// The quality monitor's newest figures; nil before its first sample.
-    public var networkQuality: NetworkQualityStatistics?
+    /// The quality monitor's newest figures (`ParticipantQuality`); nil
+    /// before its first rating.
+    public var networkQuality: ParticipantQuality?
     /// Seconds, from the subscriber's receiver reports (RFC 3550 LSR/DLSR);
     /// nil before one echoed a sender report of ours.
     public var roundTripTime: Double?
@@ -24,18 +25,6 @@ public struct ParticipantMediaStatistics: Sendable, Equatable {
     public var subscribed: [SubscribedTrackStatistics] = []
 
     public init() {}
-}
-
-/// The network quality monitor's state (PROTOCOL.md 3.8) at one moment.
-public struct NetworkQualityStatistics: Sendable, Equatable {
-    public var level: Int
-    public var warnings: [NetworkQualityWarning]
-    /// The newest sample's MOS, loss fraction (0-1), jitter and RTT in
-    /// seconds; nil where the sample had none.
-    public var mos: Double?
-    public var lossFraction: Double?
-    public var jitter: Double?
-    public var roundTripTime: Double?
 }
 
 /// One published track as the server receives it.
@@ -104,12 +93,8 @@ extension MediaWorkerRooms {
         let monitors = signals[room]?.monitors ?? [:]
         for (participant, entry) in plan.participants {
             var figures = ParticipantMediaStatistics()
-            if let monitor = monitors[participant], let report = monitor.current {
-                figures.networkQuality = NetworkQualityStatistics(
-                    level: report.level,
-                    warnings: report.warnings.compactMap { NetworkQualityWarning(rawValue: $0.rawValue) },
-                    mos: monitor.lastMOS, lossFraction: monitor.lastLoss, jitter: monitor.lastJitter,
-                    roundTripTime: monitor.lastRoundTripTime)
+            if let monitor = monitors[participant], monitor.current != nil {
+                figures.networkQuality = ParticipantQuality(monitor)
             }
             if let router {
                 if let subscriber = entry.subscriber {

@@ -34,6 +34,9 @@ final class RecordingConnection: ParticipantConnection, @unchecked Sendable {
         case .subscriptionsChanged: "subscriptionsChanged"
         case .disconnected(let error): "disconnected \(error.code)"
         case .mediaError(let code, _): "mediaError \(code.rawValue)"
+        case .networkQuality(let participant, let level, let warnings):
+            "networkQuality \(participant.rawValue) \(level) \(warnings.map(\.rawValue))"
+        case .dominantSpeaker(let participant): "dominantSpeaker \(participant?.rawValue ?? "null")"
         }
     }
 }
