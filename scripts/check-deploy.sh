@@ -5,7 +5,9 @@
 #   the runtime stage (Swift's runtime is linked statically there);
 # - the systemd unit passes `systemd-analyze verify` (bar the binary not
 #   being installed on this machine);
-# - the sample config loads (`vroom-server check-config`).
+# - the sample config loads (`vroom-server check-config`);
+# - deploy/prometheus.yml and deploy/grafana/vroom-dashboard.json parse, and every
+#   metric the dashboard queries is exported by a dev server's live /metrics.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-$(swift build --show-bin-path)/vroom-server}"
@@ -86,3 +88,99 @@ fi
 
 "$bin" check-config --config deploy/vroom.json --api-key check --api-secret check >/dev/null
 echo "check-deploy: deploy/vroom.json loads"
+
+# Observability: deploy/prometheus.yml and deploy/grafana/vroom-dashboard.json
+# parse, and every metric the dashboard queries is one a live dev server
+# exports (its GET /metrics, started here on kernel-chosen loopback ports).
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"$bin" --dev --http-port 0 --rtc-port 0 --rtc-workers 1 --db "$work/v.sqlite" >"$work/server.log" 2>&1 &
+server_pid=$!
+port=""
+for _ in $(seq 300); do
+  port=$(grep -oE 'http: listening on 127\.0\.0\.1:[0-9]+' "$work/server.log" | head -n 1 | grep -oE '[0-9]+$' || true)
+  [ -n "$port" ] && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$port" ] || { tail -n 20 "$work/server.log"; echo "check-deploy: the dev server did not start"; exit 1; }
+python3 - "http://127.0.0.1:$port/metrics" <<'PY'
+import json, re, sys, urllib.request
+try:
+    import yaml
+except ImportError:  # PyYAML is not in every python3 (Debian: python3-yaml)
+    yaml = None
+problems = []
+metrics = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
+families = {}
+for line in metrics.splitlines():
+    m = re.match(r'# TYPE (\S+) (\S+)$', line)
+    if m:
+        if m.group(1) in families:
+            problems.append(f'/metrics: family {m.group(1)} declared twice')
+        families[m.group(1)] = m.group(2)
+exported = set()
+for name, kind in families.items():
+    exported.add(name)
+    if kind == 'histogram':
+        exported |= {name + '_bucket', name + '_sum', name + '_count'}
+
+text = open('deploy/prometheus.yml').read()
+if yaml is not None:
+    config = yaml.safe_load(text)
+    jobs = config.get('scrape_configs') or []
+    if not any(j.get('job_name') == 'vroom' and j.get('metrics_path', '/metrics') == '/metrics'
+               and j.get('static_configs') for j in jobs):
+        problems.append('prometheus.yml: no scrape config job "vroom" on /metrics with targets')
+else:
+    print('check-deploy: PyYAML missing; prometheus.yml checked by pattern only')
+    for pattern in (r'(?m)^scrape_configs:', r'job_name: vroom\b', r'metrics_path: /metrics\b', r'static_configs:'):
+        if not re.search(pattern, text):
+            problems.append(f'prometheus.yml: nothing matches {pattern}')
+
+dashboard = json.load(open('deploy/grafana/vroom-dashboard.json'))
+panels = dashboard.get('panels') or []
+if not panels:
+    problems.append('dashboard: no panels')
+used = set()
+ids = set()
+for panel in panels:
+    if panel.get('id') in ids:
+        problems.append(f'dashboard: panel id {panel.get("id")} twice')
+    ids.add(panel.get('id'))
+    targets = panel.get('targets') or []
+    if not targets:
+        problems.append(f'dashboard: panel "{panel.get("title")}" has no query')
+    for target in targets:
+        names = set(re.findall(r'\bvroom_[a-z0-9_]+', target.get('expr', '')))
+        if not names:
+            problems.append(f'dashboard: panel "{panel.get("title")}" queries no vroom_ metric')
+        used |= names
+for variable in dashboard.get('templating', {}).get('list', []):
+    query = variable.get('query')
+    text = query.get('query', '') if isinstance(query, dict) else str(query or '')
+    used |= set(re.findall(r'\bvroom_[a-z0-9_]+', text))
+for name in sorted(used - exported):
+    problems.append(f'dashboard queries {name}, which /metrics does not export')
+# The panels the README promises.
+wanted = ['vroom_rooms', 'vroom_participants', 'vroom_packets_forwarded_total', 'vroom_packets_dropped_total',
+          'vroom_retransmissions_total', 'vroom_pli_sent_total', 'vroom_join_seconds_bucket',
+          'vroom_network_quality_participants', 'vroom_webhooks_pending']
+for name in wanted:
+    if name not in used:
+        problems.append(f'dashboard: no panel uses {name}')
+for p in problems:
+    print('check-deploy:', p)
+print(f'check-deploy: dashboard: {len(panels)} panels querying {len(used)} metric names; /metrics exports {len(families)} families; {len(problems)} problem(s)')
+sys.exit(1 if problems else 0)
+PY
+echo "check-deploy: deploy/prometheus.yml and deploy/grafana/vroom-dashboard.json check"

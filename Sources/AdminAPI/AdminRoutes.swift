@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MediaIO
 import Persistence
 import Rooms
 import Signaling
@@ -18,12 +19,15 @@ public struct AdminRoutes: Sendable {
     public let configuration: AdminConfiguration
     /// Where `MessageSubscriptions` are kept; the event recorder reads it.
     public let messageSubscriptions: MessageSubscriptions
+    /// The node's media plane, read by `/Stats`; nil: rooms report no media.
+    public let media: MediaPlane?
 
     public init(
         host: RoomHost, history: HistoryStore, configuration: AdminConfiguration,
-        messageSubscriptions: MessageSubscriptions = MessageSubscriptions()
+        messageSubscriptions: MessageSubscriptions = MessageSubscriptions(), media: MediaPlane? = nil
     ) {
         self.host = host
+        self.media = media
         self.history = history
         self.configuration = configuration
         self.messageSubscriptions = messageSubscriptions
@@ -39,6 +43,7 @@ public struct AdminRoutes: Sendable {
         rooms.get { request, _ in await respond { try await listRooms(request) } }
         rooms.get(":room") { request, context in await respond { try await fetchRoom(request, context) } }
         rooms.post(":room") { request, context in await respond { try await updateRoom(request, context) } }
+        rooms.get(":room/Stats") { request, context in await respond { try await roomStats(request, context) } }
         rooms.get(":room/Participants") { request, context in
             await respond { try await listParticipants(request, context) }
         }

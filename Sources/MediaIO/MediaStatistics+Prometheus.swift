@@ -64,8 +64,25 @@ public struct PrometheusText: Sendable {
         if labels.isEmpty {
             text += "\(name) \(value)\n"
         } else {
-            let rendered = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",")
+            let rendered = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\(Self.escaped($0.value))\"" }
+                .joined(separator: ",")
             text += "\(name){\(rendered)} \(value)\n"
         }
+    }
+
+    /// A label value as the text format wants it: backslash, double quote
+    /// and line feed escaped.
+    static func escaped(_ value: String) -> String {
+        guard value.contains(where: { $0 == "\\" || $0 == "\"" || $0 == "\n" }) else { return value }
+        var out = ""
+        for character in value {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
     }
 }

@@ -19,6 +19,8 @@ public final class DownTrack {
     let extensionCopies: [HeaderExtensionCopy]
     public internal(set) var munger: RTPMunger
     public internal(set) var stats = DownTrackStats()
+    /// Bytes and packets at the last report ticks, for `/Stats` bitrates.
+    var rateMeter = RateMeter()
     var rtxSequence: UInt16
     /// SR counters (RFC 3550 6.4.1: payload octets).
     var packetCount: UInt32 = 0

@@ -54,6 +54,8 @@ public final class Receiver {
     var audioActivity = AudioActivity()
     /// Reception figures at the last `takeLinkSample`.
     var samplePrior = ReceptionSnapshot()
+    /// Bytes and packets at the last report ticks, for `/Stats` bitrates.
+    var rateMeter = RateMeter()
 
     init(
         track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,

@@ -42,6 +42,7 @@ extension Router {
                 for session in publishers.values { sendReceiverReports(session, now: now, into: &sink) }
                 for session in subscribers.values { sendSenderReports(session, now: now, into: &sink) }
             }
+            markRates(now: now)
             nextReport = now.adding(nanoseconds: reportInterval)
             deadline = min(deadline, nextReport!)
         }

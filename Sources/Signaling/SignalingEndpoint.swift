@@ -14,14 +14,17 @@ public struct SignalingEndpoint: Sendable {
     public let verifier: AccessTokenVerifier
     public let settings: SignalingSettings
     public let media: MediaPlane
+    /// Join durations and error codes for the node's metrics.
+    public let metrics: SignalingMetrics
     let clock: @Sendable () -> Date
     let subscribers = SubscriberStates()
 
     public init(
         host: RoomHost, verifier: AccessTokenVerifier, media: MediaPlane, settings: SignalingSettings = SignalingSettings(),
-        clock: @escaping @Sendable () -> Date = { Date() }
+        metrics: SignalingMetrics = .none, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.host = host
+        self.metrics = metrics
         self.media = media
         self.verifier = verifier
         self.settings = settings
@@ -45,7 +48,7 @@ public struct SignalingEndpoint: Sendable {
         router.ws("/v1/signal") { inbound, outbound, context in
             let session = SignalingSession(
                 host: host, verifier: verifier, settings: settings, token: Self.accessToken(of: context.request),
-                subscribers: subscribers, media: media, logger: context.logger, clock: clock)
+                subscribers: subscribers, media: media, metrics: metrics, logger: context.logger, clock: clock)
             if let channel = (context.requestContext as? any ChannelProvidingContext)?.channel {
                 do {
                     try await ControlFrameObserver.install(on: channel) { session.receiveControlFrame() }
@@ -82,6 +85,7 @@ public struct SignalingEndpoint: Sendable {
                     for await item in outbox.items {
                         switch item {
                         case .message(let message):
+                            metrics.count(message)
                             try await outbound.write(.text(SignalingCodec.encode(message)))
                         case .notice(.subscriptionsChanged):
                             if let offer = await session.nextOffer() {
@@ -89,9 +93,11 @@ public struct SignalingEndpoint: Sendable {
                             }
                         case .notice(let notice):
                             if let message = ServerMessage(notice) {
+                                metrics.count(message)
                                 try await outbound.write(.text(SignalingCodec.encode(message)))
                             }
                         case .finalMessage(let message):
+                            metrics.count(message)
                             try await outbound.write(.text(SignalingCodec.encode(message)))
                             return
                         }

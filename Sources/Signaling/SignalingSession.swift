@@ -23,6 +23,7 @@ actor SignalingSession {
     private var participant: ParticipantSID?
     /// The node's media plane: answers, offers, and the live connections.
     let media: MediaPlane
+    let metrics: SignalingMetrics
     private var lastFrame: Date
     /// When the client last sent a WebSocket ping or pong: written off the
     /// actor by the channel's ``ControlFrameObserver``, read by `tick()`.
@@ -36,9 +37,11 @@ actor SignalingSession {
 
     init(
         host: RoomHost, verifier: AccessTokenVerifier, settings: SignalingSettings, token: String?,
-        subscribers: SubscriberStates, media: MediaPlane, logger: Logger, clock: @escaping @Sendable () -> Date
+        subscribers: SubscriberStates, media: MediaPlane, metrics: SignalingMetrics = .none, logger: Logger,
+        clock: @escaping @Sendable () -> Date
     ) {
         self.host = host
+        self.metrics = metrics
         self.media = media
         self.subscribers = subscribers
         self.verifier = verifier
@@ -178,6 +181,7 @@ actor SignalingSession {
     // MARK: - join / resume
 
     private func join(_ join: ClientMessage.Join, id: String?) async {
+        let started = ContinuousClock.now
         let now = clock()
         let verified: AccessToken
         do throws(AccessTokenError) {
@@ -228,6 +232,7 @@ actor SignalingSession {
                 }
             }
             participant = result.participant.sid
+            metrics.joinCompleted(ContinuousClock.now - started)
             if !result.resumed {
                 // A new participant SID: forget the subscriber connections of
                 // participants that are gone (expired windows, old sessions).

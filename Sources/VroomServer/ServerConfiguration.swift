@@ -10,6 +10,8 @@ struct ServerConfiguration: Codable, Equatable {
     struct HTTP: Codable, Equatable {
         var port: UInt16 = 7880
         var address: String = "0.0.0.0"
+        /// `GET /metrics` wants the API key and secret (HTTP Basic); off by default.
+        var metricsAuth = false
     }
 
     struct RTC: Codable, Equatable {
@@ -99,6 +101,7 @@ extension ServerConfiguration.HTTP {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         port = try c.decodeIfPresent(UInt16.self, forKey: .port) ?? 7880
         address = try c.decodeIfPresent(String.self, forKey: .address) ?? "0.0.0.0"
+        metricsAuth = try c.decodeIfPresent(Bool.self, forKey: .metricsAuth) ?? false
     }
 }
 

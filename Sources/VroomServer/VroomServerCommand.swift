@@ -29,8 +29,11 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "JSON config file (see deploy/vroom.json).")
     var config: String?
 
-    @Option(help: "TCP port for HTTP: REST, signaling, demo page, /healthz.")
+    @Option(help: "TCP port for HTTP: REST, signaling, demo page, /healthz, /metrics.")
     var httpPort: UInt16?
+
+    @Flag(help: "Require the API key and secret (HTTP Basic) for GET /metrics.")
+    var metricsAuth = false
 
     @Option(help: "UDP port of media worker 0 (worker k uses port+k); 0 picks free ports.")
     var rtcPort: UInt16?
@@ -99,6 +102,7 @@ struct ServerOptions: ParsableArguments {
         if let secret = env["VROOM_API_SECRET"] { c.apiSecret = secret }
         if dev { c.dev = true }
         if let httpPort { c.http.port = httpPort }
+        if metricsAuth { c.http.metricsAuth = true }
         if let rtcPort { c.rtc.port = rtcPort }
         if let rtcWorkers { c.rtc.workers = rtcWorkers }
         if !announceIP.isEmpty { c.rtc.announceIPs = announceIP }
@@ -252,9 +256,10 @@ struct Serve: AsyncParsableCommand {
                 if let line = await host.handle(event) { logger.info("\(line)") }
             }
         }
+        let metrics = NodeMetrics()
         let signaling = SignalingEndpoint(
             host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), media: media,
-            settings: configuration.signalingSettings)
+            settings: configuration.signalingSettings, metrics: metrics.signaling)
 
         let router = Router(context: SignalingRequestContext.self)
         // 503 at the node's participant limit, where a join would get 53006.
@@ -265,19 +270,10 @@ struct Serve: AsyncParsableCommand {
             return HealthStatus(status: full ? .atCapacity : .ok, rtcPorts: rtcPorts)
         }
         router.addDemoPageRoute()
-        router.get("/metrics") { _, _ -> Response in
-            var text = PrometheusText()
-            let (rooms, participants) = await host.read { service in
-                (service.allRooms().filter { $0.status == .inProgress }.count, service.participantCount)
-            }
-            text.family("vroom_rooms", "Rooms in progress on this node.", "gauge")
-            text.sample("vroom_rooms", [:], UInt64(rooms))
-            text.family("vroom_participants", "Participants connected or reconnecting on this node.", "gauge")
-            text.sample("vroom_participants", [:], UInt64(participants))
-            let body = text.text + (await media.statistics()).prometheusText
-            return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: body)))
+        router.addMetricsRoute(
+            metrics, access: configuration.http.metricsAuth ? .basic(apiKey: apiKey, apiSecret: apiSecret) : .open
+        ) {
+            await NodeSnapshot.read(host: host, media: media, webhooks: webhooks)
         }
         signaling.register(on: router)
         AdminRoutes(
@@ -285,7 +281,7 @@ struct Serve: AsyncParsableCommand {
             configuration: AdminConfiguration(
                 apiKey: apiKey, apiSecret: apiSecret, accountSID: configuration.accountSID,
                 publicURL: configuration.publicURL),
-            messageSubscriptions: messageSubscriptions
+            messageSubscriptions: messageSubscriptions, media: media
         ).register(on: router)
         let address = configuration.http.address
         let app = Application(

@@ -104,6 +104,11 @@ final class TestPeer {
     private(set) var rtp: [ReceivedRTP] = []
     private(set) var rtcpPackets = 0
     private(set) var pictureLossIndications = 0
+    /// Generic NACK packets received (the server asking for repairs).
+    private(set) var nackPackets = 0
+    /// Per SSRC, the newest sender report's NTP middle 32 bits (what an RR
+    /// echoes as LSR) and when it arrived.
+    private(set) var senderReports: [SSRC: (ntpMiddle: UInt32, arrival: MediaTime)] = [:]
     private(set) var events: [TransportEvent] = []
     private(set) var dropped: [TransportDropReason] = []
     private let ring = DatagramRing(capacity: 32)
@@ -300,6 +305,9 @@ final class TestPeer {
             for view in compound {
                 switch try? view.typed() {
                 case .pictureLossIndication?, .fullIntraRequest?: pictureLossIndications += 1
+                case .genericNACK?: nackPackets += 1
+                case .senderReport(let sr)?:
+                    senderReports[sr.ssrc] = (UInt32(truncatingIfNeeded: sr.ntpTimestamp >> 16), MediaClock.now())
                 default: break
                 }
             }

@@ -8,8 +8,7 @@ validates against openapi.yaml also validates against Twilio's file. On top of
 Twilio's file, openapi.yaml requires every property Twilio lists (PROTOCOL.md:
 "carries every field it lists"), pins dates to `YYYY-MM-DDTHH:MM:SSZ`, adds
 `reconnecting` to the participant status, and describes the Vroom-only routes
-(Messages, MessageSubscriptions, /healthz). `/v1/Rooms/{RoomSid}/Stats` and
-`/metrics` come with the observability issue and are added here with it.
+(Messages, MessageSubscriptions, /Stats, /healthz, /metrics).
 
 Usage: gen_openapi.py TWILIO_JSON OUT_YAML
 rest-conformance.sh runs it into a temporary file and fails when the committed
@@ -274,6 +273,89 @@ def build(twilio):
                 "callback": {"type": "string", "format": "uri"},
             },
         },
+        "RoomStats": {
+            "type": "object",
+            "description": "A room's live media (Vroom's own resource; Twilio has none): per participant its network quality and per track what the server receives (published) and sends (subscribed). Rates are over about the last second. A room that ended has no participants.",
+            "required": ["room_sid", "account_sid", "unique_name", "status", "date_generated", "url", "participants"],
+            "properties": {
+                "room_sid": {"type": "string", "pattern": "^RM[0-9a-f]{32}$"},
+                "account_sid": {"type": "string", "pattern": "^AC[0-9a-fA-F]{32}$"},
+                "unique_name": {"type": "string"},
+                "status": {"$ref": "#/components/schemas/RoomStatus"},
+                "date_generated": {"type": "string", "format": "date-time", "pattern": DATE_PATTERN},
+                "url": {"type": "string", "format": "uri"},
+                "participants": {"type": "array", "items": {"$ref": "#/components/schemas/ParticipantStats"}},
+            },
+        },
+        "ParticipantStats": {
+            "type": "object",
+            "required": ["participant_sid", "identity", "status", "network_quality", "round_trip_time_ms", "published_tracks", "subscribed_tracks"],
+            "properties": {
+                "participant_sid": {"type": "string", "pattern": "^PA[0-9a-f]{32}$"},
+                "identity": {"type": "string"},
+                "status": {"$ref": "#/components/schemas/ParticipantStatus"},
+                "network_quality": {"anyOf": [{"$ref": "#/components/schemas/NetworkQualityStats"}, {"type": "null"}], "description": "Null before the first sample (one a second)."},
+                "round_trip_time_ms": {"type": ["number", "null"], "minimum": 0, "description": "From the subscriber connection's receiver reports (RFC 3550 LSR/DLSR)."},
+                "published_tracks": {"type": "array", "items": {"$ref": "#/components/schemas/PublishedTrackStats"}},
+                "subscribed_tracks": {"type": "array", "items": {"$ref": "#/components/schemas/SubscribedTrackStats"}},
+            },
+        },
+        "NetworkQualityStats": {
+            "type": "object",
+            "required": ["level", "warnings", "mos", "packet_loss", "jitter_ms", "round_trip_time_ms"],
+            "properties": {
+                "level": {"type": "integer", "minimum": 0, "maximum": 5},
+                "warnings": {"type": "array", "items": {"type": "string", "enum": ["high-jitter", "high-rtt", "high-packet-loss", "low-mos"]}},
+                "mos": {"type": ["number", "null"], "minimum": 1, "maximum": 5},
+                "packet_loss": {"type": ["number", "null"], "minimum": 0, "maximum": 1, "description": "The newest sample's loss fraction, the worse direction."},
+                "jitter_ms": {"type": ["number", "null"], "minimum": 0},
+                "round_trip_time_ms": {"type": ["number", "null"], "minimum": 0},
+            },
+        },
+        "PublishedTrackStats": {
+            "type": "object",
+            "description": "What the server receives of a published track.",
+            "required": ["track_sid", "name", "kind", "enabled", "ssrc", "packets_received", "bytes_received", "bitrate_bps", "packets_lost", "fraction_lost", "jitter_ms", "nacks_sent", "plis_sent", "keyframes_received"],
+            "properties": {
+                "track_sid": {"type": "string", "pattern": "^MT[0-9a-f]{32}$"},
+                "name": {"type": ["string", "null"]},
+                "kind": {"$ref": "#/components/schemas/TrackKind"},
+                "enabled": {"type": "boolean", "description": "Forwarded now (enabled and not interrupted)."},
+                "ssrc": {"type": ["integer", "null"], "minimum": 0, "maximum": 4294967295},
+                "packets_received": {"type": "integer", "minimum": 0},
+                "bytes_received": {"type": "integer", "minimum": 0},
+                "bitrate_bps": {"type": ["integer", "null"], "minimum": 0, "description": "Null until the first second is measured."},
+                "packets_lost": {"type": "integer", "description": "Cumulative, RFC 3550 A.3 (retransmissions count as received)."},
+                "fraction_lost": {"type": "number", "minimum": 0, "maximum": 1, "description": "In the last receiver-report interval (about 1 s)."},
+                "jitter_ms": {"type": ["number", "null"], "minimum": 0},
+                "nacks_sent": {"type": "integer", "minimum": 0},
+                "plis_sent": {"type": "integer", "minimum": 0},
+                "keyframes_received": {"type": "integer", "minimum": 0},
+            },
+        },
+        "SubscribedTrackStats": {
+            "type": "object",
+            "description": "What the server sends of a track to the subscribing participant, and what its receiver reports say (null before the first).",
+            "required": ["track_sid", "publisher_sid", "name", "kind", "ssrc", "packets_sent", "bytes_sent", "bitrate_bps", "packets_lost", "fraction_lost", "jitter_ms", "round_trip_time_ms", "nacks_received", "retransmissions", "plis_received", "firs_received"],
+            "properties": {
+                "track_sid": {"type": "string", "pattern": "^MT[0-9a-f]{32}$"},
+                "publisher_sid": {"type": ["string", "null"], "pattern": "^PA[0-9a-f]{32}$"},
+                "name": {"type": ["string", "null"]},
+                "kind": {"$ref": "#/components/schemas/TrackKind"},
+                "ssrc": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+                "packets_sent": {"type": "integer", "minimum": 0, "description": "Retransmissions excluded."},
+                "bytes_sent": {"type": "integer", "minimum": 0},
+                "bitrate_bps": {"type": ["integer", "null"], "minimum": 0},
+                "packets_lost": {"type": ["integer", "null"]},
+                "fraction_lost": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                "jitter_ms": {"type": ["number", "null"], "minimum": 0},
+                "round_trip_time_ms": {"type": ["number", "null"], "minimum": 0},
+                "nacks_received": {"type": "integer", "minimum": 0, "description": "Sequence numbers the subscriber asked for."},
+                "retransmissions": {"type": "integer", "minimum": 0},
+                "plis_received": {"type": "integer", "minimum": 0},
+                "firs_received": {"type": "integer", "minimum": 0},
+            },
+        },
         "Health": {
             "type": "object",
             "required": ["status", "rtcPorts"],
@@ -314,6 +396,11 @@ def build(twilio):
             "post": operation("UpdateRoom", "End a room: Status=completed; every participant gets `disconnected` 53118.", {
                 "202": json_response("The room, completed.", "Room"), **errors("400", "401", "404")},
                 body=form_and_json("UpdateRoomRequest")),
+        },
+        room + "/Stats": {
+            "parameters": [ROOM],
+            "get": operation("FetchRoomStats", "A room's live media per participant and track: packets, bytes, bitrate, loss, jitter, RTT, NACKs, PLIs, network quality.", {
+                "200": json_response("The room's figures now.", "RoomStats"), **errors("401", "404")}, tag="Stats"),
         },
         participants: {
             "parameters": [ROOM],
@@ -374,6 +461,18 @@ def build(twilio):
                 "201": json_response("The subscription.", "MessageSubscription"), **errors("400", "401", "404")},
                 body=form_and_json("MessageSubscriptionRequest"), tag="Messages"),
         },
+        "/metrics": {
+            "get": {
+                "operationId": "GetMetrics",
+                "summary": "Prometheus metrics (text format 0.0.4); names in DESIGN.md. No auth unless the server runs with --metrics-auth (then the API key and secret, HTTP Basic).",
+                "tags": ["Operations"],
+                "security": [{}, {"basicAuth": []}],
+                "responses": {
+                    "200": {"description": "The metrics.", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                    **errors("401"),
+                },
+            },
+        },
         "/healthz": {
             "get": {
                 "operationId": "GetHealth",
@@ -403,7 +502,7 @@ def build(twilio):
         },
         "servers": [{"url": "http://127.0.0.1:7880", "description": "vroom-server --dev"}],
         "security": [{"basicAuth": []}],
-        "tags": [{"name": t} for t in ["Rooms", "Participants", "Tracks", "Subscriptions", "Messages", "Operations"]],
+        "tags": [{"name": t} for t in ["Rooms", "Participants", "Tracks", "Subscriptions", "Messages", "Stats", "Operations"]],
         "paths": paths,
         "components": {
             "securitySchemes": {"basicAuth": {"type": "http", "scheme": "basic", "description": "API key as the user name, API secret as the password (devkey / devsecret with --dev)."}},

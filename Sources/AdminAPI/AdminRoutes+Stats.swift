@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+import MediaIO
+import Rooms
+
+extension AdminRoutes {
+    /// `GET /v1/Rooms/{RoomSid}/Stats`: the room's live media figures
+    /// (`RoomStatsResource`). `{RoomSid}` is a SID or a unique name as for
+    /// the room itself; an unknown room is 404 53106. A room that ended, or
+    /// that only history knows, has no live participants: an empty list.
+    func roomStats<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let room = try await findRoom(context)
+        let sid = RoomSID(unchecked: room.resource.sid)
+        var participants: [RoomStatsResource.Participant] = []
+        var publications: [TrackSID: Rooms.PublishedTrackRecord] = [:]
+        if room.inHost && room.resource.status == RoomStatus.inProgress.rawValue {
+            let live = await host.read { service -> ([Rooms.ParticipantRecord], [Rooms.PublishedTrackRecord]) in
+                let present = ((try? service.participants(inRoom: sid.rawValue)) ?? []).filter { $0.status != .disconnected }
+                return (present, present.flatMap { service.publications(of: $0.sid) })
+            }
+            let media = await self.media?.roomStatistics(room: sid) ?? RoomMediaStatistics()
+            participants = live.0.map { RoomStatsResource.Participant(record: $0, media: media.participants[$0.sid]) }
+            for publication in live.1 { publications[publication.sid] = publication }
+        }
+        let resource = RoomStatsResource(
+            room: room.resource, participants: participants, publications: publications, generated: Date())
+        return JSONBody.response(resource.json(links(request)))
+    }
+}

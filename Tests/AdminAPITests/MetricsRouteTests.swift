@@ -1,0 +1,154 @@
+import AdminAPI
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import MediaIO
+import Rooms
+import Testing
+
+/// `GET /metrics` through the real route and `NodeMetrics` (DESIGN.md,
+/// "Metrics"; PROTOCOL.md section 6).
+@Suite struct MetricsRouteTests {
+    /// Every family DESIGN.md names, and the other media ones the server
+    /// exported before (tests and interop scripts read them).
+    static let families: [String: String] = [
+        "vroom_rooms": "gauge", "vroom_participants": "gauge", "vroom_join_seconds": "histogram",
+        "vroom_signaling_errors_total": "counter", "vroom_webhooks_pending": "gauge", "vroom_webhooks_failed_total": "counter",
+        "vroom_network_quality_participants": "gauge",
+        "vroom_packets_received_total": "counter", "vroom_packets_forwarded_total": "counter",
+        "vroom_bytes_forwarded_total": "counter", "vroom_packets_dropped_total": "counter",
+        "vroom_nack_received_total": "counter", "vroom_retransmissions_total": "counter", "vroom_nack_sent_total": "counter",
+        "vroom_pli_sent_total": "counter", "vroom_transport_cc_feedback_sent_total": "counter",
+        "vroom_udp_datagrams_received_total": "counter", "vroom_udp_datagrams_sent_total": "counter",
+        "vroom_udp_send_failures_total": "counter", "vroom_media_connections": "gauge",
+    ]
+
+    struct Fixture {
+        let fixture: AdminFixture
+        let media: MediaPlane
+        let metrics = NodeMetrics()
+        let router = Router()
+
+        init(access: MetricsAccess = .open) throws {
+            fixture = try AdminFixture()
+            media = try MediaPlane(
+                configuration: MediaConfiguration(bindAddress: "127.0.0.1", basePort: 0, workers: 2),
+                logger: Logger(label: "test.media"), events: { _ in })
+            media.start()
+            let (host, media) = (fixture.host, media)
+            router.addMetricsRoute(metrics, access: access) {
+                await NodeSnapshot.read(host: host, media: media, webhooks: nil)
+            }
+        }
+
+        var app: some ApplicationProtocol { Application(router: router) }
+    }
+
+    static func scrape(_ client: some TestClientProtocol, authorization: String? = nil) async throws -> (Int, String, String?) {
+        var headers: HTTPFields = [:]
+        if let authorization { headers[.authorization] = authorization }
+        return try await client.execute(uri: "/metrics", method: .get, headers: headers) { response in
+            (Int(response.status.code), String(buffer: response.body), response.headers[.contentType])
+        }
+    }
+
+    @Test func everyFamilyOnceWithHelpAndTypeAndValuesThatMove() async throws {
+        let fixture = try Fixture()
+        try await fixture.app.test(.router) { client in
+            let (status, text, contentType) = try await Self.scrape(client)
+            #expect(status == 200)
+            #expect(contentType == "text/plain; version=0.0.4; charset=utf-8")
+            let before = try PrometheusExposition(parsing: text)
+            for (name, type) in Self.families {
+                #expect(before.families[name]?.type == type, "\(name)")
+                #expect(before.families[name]?.help?.isEmpty == false, "\(name) has no HELP")
+            }
+            #expect(before.value("vroom_rooms") == 0)
+            #expect(before.value("vroom_participants") == 0)
+            #expect(before.value("vroom_join_seconds_count") == 0)
+            #expect(before.value("vroom_signaling_errors_total", ["code": "53205"]) == 0)
+            #expect(before.value("vroom_network_quality_participants", ["level": "5"]) == 0)
+            #expect(before.value("vroom_packets_dropped_total", ["reason": "srtp_auth"]) == 0)
+            #expect(before.value("vroom_packets_forwarded_total", ["kind": "video"]) == 0)
+        }
+        try await fixture.fixture.join("alice")
+        try await fixture.fixture.join("bob")
+        try await fixture.fixture.join("carol", room: "other")
+        // What signaling reports: two joins, a duplicate identity (53205) twice.
+        let signaling = fixture.metrics.signaling
+        signaling.joinCompleted(.milliseconds(7))
+        signaling.joinCompleted(.milliseconds(300))
+        signaling.errorSent(53205)
+        signaling.errorSent(53205)
+        try await fixture.app.test(.router) { client in
+            let after = try PrometheusExposition(parsing: try await Self.scrape(client).1)
+            #expect(after.value("vroom_rooms") == 2)
+            #expect(after.value("vroom_participants") == 3)
+            #expect(after.value("vroom_join_seconds_count") == 2)
+            #expect(abs((after.value("vroom_join_seconds_sum") ?? 0) - 0.307) < 1e-9)
+            #expect(after.value("vroom_join_seconds_bucket", ["le": "0.01"]) == 1)
+            #expect(after.value("vroom_join_seconds_bucket", ["le": "0.25"]) == 1)
+            #expect(after.value("vroom_join_seconds_bucket", ["le": "0.5"]) == 2)
+            #expect(after.value("vroom_join_seconds_bucket", ["le": "+Inf"]) == 2)
+            #expect(after.value("vroom_signaling_errors_total", ["code": "53205"]) == 2)
+            #expect(after.value("vroom_signaling_errors_total", ["code": "53105"]) == 0)
+            // Two media workers were asked: the datagram counters are theirs.
+            #expect(after.value("vroom_media_connections") == 0)
+        }
+        await fixture.media.stop()
+    }
+
+    @Test func webhookFailuresOnlyGrow() throws {
+        let metrics = NodeMetrics()
+        func failed(_ total: Int) throws -> Double? {
+            try PrometheusExposition(parsing: metrics.exposition(NodeSnapshot(webhooksPending: 4, webhooksFailed: total)))
+                .value("vroom_webhooks_failed_total")
+        }
+        #expect(try failed(3) == 3)
+        #expect(try failed(5) == 5)
+        // An older reading after a newer one (two scrapes racing) moves nothing.
+        #expect(try failed(4) == 5)
+        #expect(try PrometheusExposition(parsing: metrics.exposition(NodeSnapshot(webhooksPending: 4))).value("vroom_webhooks_pending") == 4)
+        let levels = try PrometheusExposition(parsing: metrics.exposition(NodeSnapshot(networkQuality: [1, 0, 0, 2, 0, 7])))
+        #expect(levels.value("vroom_network_quality_participants", ["level": "0"]) == 1)
+        #expect(levels.value("vroom_network_quality_participants", ["level": "3"]) == 2)
+        #expect(levels.value("vroom_network_quality_participants", ["level": "5"]) == 7)
+    }
+
+    @Test func metricsAuthRequiresTheAPICredentials() async throws {
+        let fixture = try Fixture(access: .basic(apiKey: AdminFixture.key, apiSecret: AdminFixture.secret))
+        try await fixture.app.test(.router) { client in
+            #expect(try await Self.scrape(client).0 == 401)
+            let wrong = "Basic " + Data("\(AdminFixture.key):nope".utf8).base64EncodedString()
+            #expect(try await Self.scrape(client, authorization: wrong).0 == 401)
+            let (status, text, _) = try await Self.scrape(client, authorization: AdminFixture.authorization)
+            #expect(status == 200)
+            #expect(try PrometheusExposition(parsing: text).families["vroom_rooms"] != nil)
+        }
+        await fixture.media.stop()
+    }
+
+    @Test func labelValuesAreEscapedAndTheParserRejectsBadText() throws {
+        var text = PrometheusText()
+        text.family("t_total", "A test.", "counter")
+        text.sample("t_total", ["reason": #"a "quoted" \ back"# + "\nslash"], 3)
+        #expect(text.text.contains(#"t_total{reason="a \"quoted\" \\ back\nslash"} 3"#))
+        let parsed = try PrometheusExposition(parsing: text.text)
+        #expect(parsed.value("t_total", ["reason": #"a "quoted" \ back"# + "\nslash"]) == 3)
+
+        let bad = [
+            "# TYPE a counter\n# TYPE a counter\na 1\n",  // TYPE twice
+            "a 1\n",  // no family
+            "# TYPE a counter\na{x=\"1} 1\n",  // unterminated
+            "# TYPE a counter\na{x=\"\\q\"} 1\n",  // bad escape
+            "# TYPE a counter\na 1\n# TYPE b gauge\nb 1\na 2\n",  // a split
+            "# TYPE a counter\na 1\na 1\n",  // repeated sample
+            "# TYPE a counter\n# HELP a late\na 1\n",  // HELP after TYPE
+            "# TYPE a counter\na one\n",  // bad value
+        ]
+        for text in bad {
+            #expect(throws: PrometheusExposition.Problem.self, "\(text)") { try PrometheusExposition(parsing: text) }
+        }
+    }
+}

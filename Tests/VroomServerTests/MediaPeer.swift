@@ -1,0 +1,377 @@
+import CVroomUDP
+import Foundation
+import Packets
+import WebRTC
+
+@testable import MediaIO
+
+/// One RTP packet a `MediaPeer` received and unprotected.
+struct PeerRTP: Equatable {
+    var ssrc: SSRC
+    var payloadType: UInt8
+    var sequenceNumber: UInt16
+    var timestamp: UInt32
+    var marker: Bool
+    var payload: [UInt8]
+
+    /// The payload starts a VP8 keyframe (RFC 7741 descriptor, P bit 0).
+    var isVP8Keyframe: Bool {
+        payload.withUnsafeBytes { bytes in
+            (try? VP8PayloadDescriptor(validating: bytes))?.isKeyframe ?? false
+        }
+    }
+}
+
+/// What a `MediaPeer` reads from the server's SDP (offer or answer): enough
+/// to reach the server and check its certificate.
+struct PeerServerSDP {
+    var ice: ICECredentials
+    var fingerprint: String
+    var candidate: STUNAddress
+    /// Per mid: the m-line's kind, its first payload type and its a=ssrc SSRCs.
+    var media: [(mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])]
+
+    init(_ sdp: String) throws {
+        var ufrag: String?
+        var password: String?
+        var fingerprint: String?
+        var candidate: STUNAddress?
+        var media: [(mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])] = []
+        for raw in sdp.split(whereSeparator: \.isNewline) {
+            let line = String(raw)
+            if line.hasPrefix("m=") {
+                let fields = line.dropFirst(2).split(separator: " ")
+                media.append((mid: "", kind: String(fields[0]), payloadType: UInt8(fields[3]) ?? 0, ssrcs: []))
+            } else if line.hasPrefix("a=mid:") {
+                media[media.count - 1].mid = String(line.dropFirst(6))
+            } else if line.hasPrefix("a=ssrc:") {
+                let value = line.dropFirst(7).split(separator: " ")[0]
+                if let ssrc = UInt32(value), !media[media.count - 1].ssrcs.contains(SSRC(ssrc)) {
+                    media[media.count - 1].ssrcs.append(SSRC(ssrc))
+                }
+            } else if line.hasPrefix("a=ice-ufrag:") {
+                ufrag = String(line.dropFirst(12))
+            } else if line.hasPrefix("a=ice-pwd:") {
+                password = String(line.dropFirst(10))
+            } else if line.hasPrefix("a=fingerprint:sha-256 ") {
+                fingerprint = String(line.dropFirst(22))
+            } else if line.hasPrefix("a=candidate:"), candidate == nil {
+                // foundation component transport priority address port typ host
+                let fields = line.split(separator: " ")
+                if fields.count > 5, fields[4] == "127.0.0.1", let port = UInt16(fields[5]) {
+                    candidate = STUNAddress(ipv4: 127, 0, 0, 1, port: port)
+                }
+            }
+        }
+        guard let ufrag, let password, let fingerprint, let candidate else {
+            throw MediaPeerError.incompleteServerSDP(sdp)
+        }
+        self.ice = ICECredentials(ufrag: ufrag, password: password)
+        self.fingerprint = fingerprint
+        self.candidate = candidate
+        self.media = media
+    }
+
+    func media(mid: String) -> (mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])? {
+        media.first { $0.mid == mid }
+    }
+}
+
+enum MediaPeerError: Error {
+    case incompleteServerSDP(String)
+    case notConnected
+}
+
+/// A copy of MediaIOTests' `TestPeer` for process tests (test targets
+/// cannot share sources): a WebRTC client in miniature on a real UDP socket on 127.0.0.1: a
+/// controlling `PeerTransport` with its own certificate and ICE
+/// credentials, driven on the real monotonic clock by `MediaPeer.pump`.
+/// It writes the SDP a browser would (publish offer, subscriber answer),
+/// sends SRTP and unprotects what the server forwards.
+///
+/// Not Sendable: one test task owns it.
+final class MediaPeer {
+    static let loopback: [UInt8] = [127, 0, 0, 1] + [UInt8](repeating: 0, count: 12)
+
+    let socket: UDPSocket
+    let address: STUNAddress
+    let ice: ICECredentials
+    let certificate: DTLSCertificate
+    private(set) var transport: PeerTransport?
+    private(set) var server: PeerServerSDP?
+    /// Stop running the transport's timers: no more ICE checks (consent).
+    var silent = false
+
+    private(set) var rtp: [PeerRTP] = []
+    private(set) var rtcpPackets = 0
+    private(set) var pictureLossIndications = 0
+    /// Generic NACK packets received (the server asking for repairs).
+    private(set) var nackPackets = 0
+    /// Per SSRC, the newest sender report's NTP middle 32 bits (what an RR
+    /// echoes as LSR) and when it arrived.
+    private(set) var senderReports: [SSRC: (ntpMiddle: UInt32, arrival: MediaTime)] = [:]
+    private(set) var events: [TransportEvent] = []
+    private(set) var dropped: [TransportDropReason] = []
+    private let ring = DatagramRing(capacity: 32)
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
+
+    init(ice: ICECredentials) throws {
+        socket = try UDPSocket(address: "127.0.0.1", port: 0)
+        _ = vroom_udp_configure(socket.descriptor, 1 << 20, 1 << 20)  // and O_NONBLOCK
+        address = STUNAddress(ipv4: 127, 0, 0, 1, port: socket.localPort)
+        self.ice = ice
+        certificate = try DTLSCertificate.generate()
+    }
+
+    deinit {
+        scratch.deallocate()
+        socket.close()
+    }
+
+    var isConnected: Bool { transport?.isConnected ?? false }
+
+    // MARK: SDP
+
+    private func transportLines(setup: String) -> String {
+        """
+        c=IN IP4 0.0.0.0\r
+        a=rtcp:9 IN IP4 0.0.0.0\r
+        a=ice-ufrag:\(ice.ufrag)\r
+        a=ice-pwd:\(ice.password)\r
+        a=ice-options:trickle\r
+        a=fingerprint:sha-256 \(certificate.fingerprint)\r
+        a=setup:\(setup)\r
+
+        """
+    }
+
+    /// A Chromium-like publish offer reduced to Opus (PT 111, mid 0) and
+    /// VP8 (PT 96, mid 1), sendonly, BUNDLE, rtcp-mux, one-byte extmaps.
+    func publishOffer(audioSSRC: SSRC, videoSSRC: SSRC) -> String {
+        var text = """
+            v=0\r
+            o=- 4611731400430051336 2 IN IP4 127.0.0.1\r
+            s=-\r
+            t=0 0\r
+            a=group:BUNDLE 0 1\r
+            a=msid-semantic: WMS stream\r
+            m=audio 9 UDP/TLS/RTP/SAVPF 111\r
+
+            """
+        text += transportLines(setup: "actpass")
+        text += """
+            a=mid:0\r
+            a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level\r
+            a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01\r
+            a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r
+            a=sendonly\r
+            a=msid:stream audio-track\r
+            a=rtcp-mux\r
+            a=rtpmap:111 opus/48000/2\r
+            a=rtcp-fb:111 transport-cc\r
+            a=fmtp:111 minptime=10;useinbandfec=1\r
+            a=ssrc:\(audioSSRC.rawValue) cname:testpeer\r
+            a=ssrc:\(audioSSRC.rawValue) msid:stream audio-track\r
+            m=video 9 UDP/TLS/RTP/SAVPF 96\r
+
+            """
+        text += transportLines(setup: "actpass")
+        text += """
+            a=mid:1\r
+            a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01\r
+            a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r
+            a=sendonly\r
+            a=msid:stream video-track\r
+            a=rtcp-mux\r
+            a=rtcp-rsize\r
+            a=rtpmap:96 VP8/90000\r
+            a=rtcp-fb:96 goog-remb\r
+            a=rtcp-fb:96 transport-cc\r
+            a=rtcp-fb:96 ccm fir\r
+            a=rtcp-fb:96 nack\r
+            a=rtcp-fb:96 nack pli\r
+            a=ssrc:\(videoSSRC.rawValue) cname:testpeer\r
+            a=ssrc:\(videoSSRC.rawValue) msid:stream video-track\r
+
+            """
+        return text
+    }
+
+    /// The answer to a server subscriber offer: every m-line accepted
+    /// recvonly with the offer's first payload type (no RTX), the same
+    /// extmaps, `a=setup:active` (we are the DTLS client).
+    func subscriberAnswer(to offer: String) throws -> String {
+        let server = try PeerServerSDP(offer)
+        var text = """
+            v=0\r
+            o=- 8446744073709551615 2 IN IP4 127.0.0.1\r
+            s=-\r
+            t=0 0\r
+            a=group:BUNDLE \(server.media.map(\.mid).joined(separator: " "))\r
+
+            """
+        var section: [String] = []
+        func flush() {
+            guard !section.isEmpty else { return }
+            text += section.map { $0 + "\r\n" }.joined()
+            section = []
+        }
+        var payloadType: UInt8 = 0
+        for raw in offer.split(whereSeparator: \.isNewline) {
+            let line = String(raw)
+            if line.hasPrefix("m=") {
+                flush()
+                let fields = line.dropFirst(2).split(separator: " ")
+                payloadType = UInt8(fields[3]) ?? 0
+                section.append("m=\(fields[0]) 9 UDP/TLS/RTP/SAVPF \(payloadType)")
+                section.append(contentsOf: transportLines(setup: "active").split(separator: "\r\n").map(String.init))
+            } else if section.isEmpty {
+                continue
+            } else if line.hasPrefix("a=mid:") || line.hasPrefix("a=extmap:") || line == "a=rtcp-mux"
+                || line.hasPrefix("a=rtpmap:\(payloadType) ") || line.hasPrefix("a=rtcp-fb:\(payloadType) ")
+                || line.hasPrefix("a=fmtp:\(payloadType) ")
+            {
+                section.append(line)
+                if line.hasPrefix("a=mid:") { section.append("a=recvonly") }
+            }
+        }
+        flush()
+        return text
+    }
+
+    // MARK: Connecting
+
+    /// Reads the server's transport from its SDP and starts ICE (checks
+    /// with USE-CANDIDATE) towards its candidate.
+    func connect(serverSDP: String, dtlsRole: DTLSRole, consentCheckInterval: Duration = .seconds(5)) throws {
+        let server = try PeerServerSDP(serverSDP)
+        self.server = server
+        transport = try PeerTransport(
+            certificate: certificate, localICE: ice,
+            remote: RemoteTransportParameters(ice: server.ice, fingerprintAlgorithm: "sha-256", fingerprint: server.fingerprint),
+            dtlsRole: dtlsRole, iceMode: .controlling(remote: server.candidate),
+            configuration: PeerTransportConfiguration(consentCheckInterval: consentCheckInterval), now: MediaClock.now())
+        flush()
+    }
+
+    /// Polls every peer (receive, timers, send) every millisecond until
+    /// `done` or `timeout`; returns whether `done` came true.
+    @discardableResult
+    static func pump(_ peers: [MediaPeer], timeout: Duration = .seconds(30), until done: () -> Bool) async -> Bool {
+        let deadline = MediaClock.now().adding(nanoseconds: UInt64(timeout.components.seconds) * 1_000_000_000
+            + UInt64(timeout.components.attoseconds / 1_000_000_000))
+        while true {
+            for peer in peers { peer.poll() }
+            if done() { return true }
+            if MediaClock.now() >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Pumps for `duration` regardless.
+    static func pump(_ peers: [MediaPeer], for duration: Duration) async {
+        await pump(peers, timeout: duration) { false }
+    }
+
+    /// Receives what is waiting, runs due timers, sends what the transport queued.
+    func poll() {
+        while true {
+            let count = vroom_udp_receive_batch(socket.descriptor, ring.datagrams, UInt32(ring.capacity))
+            guard count > 0 else { break }
+            for index in 0..<Int(count) {
+                guard let source = ring.address(index), ring.length(index) > 0 else { continue }
+                handle(ring.buffer(index), length: ring.length(index), from: source)
+            }
+        }
+        let now = MediaClock.now()
+        if !silent, let transport, let due = transport.nextTimeout, due <= now {
+            transport.handleTimeout(now: now)
+        }
+        flush()
+    }
+
+    private func handle(_ buffer: UnsafeMutableRawBufferPointer, length: Int, from source: STUNAddress) {
+        guard let transport else { return }
+        switch transport.receive(buffer, length: length, from: source, now: MediaClock.now()) {
+        case .rtp(let plain):
+            guard let view = try? RTPPacketView(validating: UnsafeRawBufferPointer(rebasing: buffer[0..<plain])) else { return }
+            rtp.append(
+                PeerRTP(
+                    ssrc: view.ssrc, payloadType: view.payloadType, sequenceNumber: view.sequenceNumber,
+                    timestamp: view.timestamp, marker: view.marker, payload: Array(view.payload)))
+        case .rtcp(let plain):
+            rtcpPackets += 1
+            guard let compound = try? RTCPCompoundPacket(validating: UnsafeRawBufferPointer(rebasing: buffer[0..<plain]))
+            else { return }
+            for view in compound {
+                switch try? view.typed() {
+                case .pictureLossIndication?, .fullIntraRequest?: pictureLossIndications += 1
+                case .genericNACK?: nackPackets += 1
+                case .senderReport(let sr)?:
+                    senderReports[sr.ssrc] = (UInt32(truncatingIfNeeded: sr.ntpTimestamp >> 16), MediaClock.now())
+                default: break
+                }
+            }
+        case .handled: break
+        case .dropped(let reason): dropped.append(reason)
+        }
+    }
+
+    private func flush() {
+        guard let transport else { return }
+        while let (datagram, destination) = transport.pollTransmit() {
+            send(datagram, to: destination)
+        }
+        while let event = transport.pollEvent() { events.append(event) }
+    }
+
+    // MARK: Sending
+
+    /// Sends raw bytes from this peer's socket.
+    func send(_ bytes: [UInt8], to destination: STUNAddress) {
+        _ = bytes.withUnsafeBufferPointer { pointer in
+            vroom_udp_send_one(socket.descriptor, pointer.baseAddress, UInt32(pointer.count), 4, destination.port, Self.loopback)
+        }
+    }
+
+    /// Sends bytes to the server's candidate.
+    func sendToServer(_ bytes: [UInt8]) {
+        guard let server else { return }
+        send(bytes, to: server.candidate)
+    }
+
+    /// Protects an RTP packet and returns the SRTP bytes (sent unless `send` is false).
+    @discardableResult
+    func sendRTP(_ header: RTPHeader, payload: [UInt8], send: Bool = true) throws -> [UInt8] {
+        guard let transport else { throw MediaPeerError.notConnected }
+        let length = try payload.withUnsafeBytes { try RTPHeader.writePacket(header, payload: $0, to: scratch) }
+        guard let protected = transport.protectRTP(scratch, length: length) else { throw MediaPeerError.notConnected }
+        let bytes = Array(scratch[0..<protected])
+        if send { sendToServer(bytes) }
+        return bytes
+    }
+
+    /// Protects a compound RTCP packet as given (lengths unchecked) and sends it.
+    func sendRTCP(_ packet: [UInt8]) throws {
+        guard let transport else { throw MediaPeerError.notConnected }
+        scratch.copyBytes(from: packet)
+        guard let protected = transport.protectRTCP(scratch, length: packet.count) else { throw MediaPeerError.notConnected }
+        sendToServer(Array(scratch[0..<protected]))
+    }
+
+    /// Reads and discards what waits on the socket; returns how many datagrams.
+    func drainSocket() -> Int {
+        var total = 0
+        while true {
+            let count = vroom_udp_receive_batch(socket.descriptor, ring.datagrams, UInt32(ring.capacity))
+            guard count > 0 else { return total }
+            total += Int(count)
+        }
+    }
+
+    /// Forgets what was received so far.
+    func clearReceived() {
+        rtp.removeAll()
+    }
+}
+
