@@ -94,6 +94,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "VroomTesting", dependencies: ["Packets", "CVroomUDP"]),
+        // A WebRTC client in miniature (ICE, DTLS, SRTP on a real socket) for the media tests.
+        .target(name: "VroomTestPeer", dependencies: ["MediaIO", "WebRTC", "Packets", "CVroomUDP"]),
 
         .executableTarget(name: "VroomServer", dependencies: [
             "AdminAPI", "Signaling", "MediaIO", "Rooms", "Persistence",
@@ -140,12 +142,12 @@ let package = Package(
 
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "SDP", "Packets", "VroomTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SFUTests", dependencies: ["SFU", "WebRTC", "Packets", "VroomTesting"]),
-        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "WebRTC", "SFU", "Packets", "SDP", "Rooms", "CVroomUDP", "VroomTesting"]),
+        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "WebRTC", "SFU", "Packets", "SDP", "Rooms", "CVroomUDP", "VroomTesting", "VroomTestPeer"]),
         .testTarget(name: "PacketsTests", dependencies: ["Packets", "VroomTesting"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus", "WebRTC"]),
         .testTarget(name: "VroomServerTests", dependencies: [
-            "MediaIO", "Signaling", "VroomTesting",
+            "MediaIO", "Signaling", "VroomTesting", "VroomTestPeer",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -8,16 +8,16 @@ import Packets
 /// Each slot holds `slotSize` bytes: 1500 for the largest datagram an
 /// Ethernet path carries plus SRTP's 144-byte trailer allowance, rounded to
 /// 2048 by default.
-final class DatagramRing {
-    let capacity: Int
+public final class DatagramRing {
+    public let capacity: Int
     let slotSize: Int
     private let storage: UnsafeMutableRawBufferPointer
     /// The C descriptors of the slots; `data` points into `storage`.
-    let datagrams: UnsafeMutablePointer<vroom_datagram>
+    public let datagrams: UnsafeMutablePointer<vroom_datagram>
     /// Slots in use (filled by a receive, or queued for a send).
     var count = 0
 
-    init(capacity: Int, slotSize: Int = 2048) {
+    public init(capacity: Int, slotSize: Int = 2048) {
         self.capacity = capacity
         self.slotSize = slotSize
         storage = .allocate(byteCount: capacity * slotSize, alignment: 16)
@@ -36,17 +36,17 @@ final class DatagramRing {
 
     /// The whole buffer of slot `index` (for writing a packet into it).
     @inline(__always)
-    func buffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
+    public func buffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
         UnsafeMutableRawBufferPointer(start: storage.baseAddress! + index * slotSize, count: slotSize)
     }
 
     /// The datagram's length in slot `index`.
     @inline(__always)
-    func length(_ index: Int) -> Int { Int(datagrams[index].length) }
+    public func length(_ index: Int) -> Int { Int(datagrams[index].length) }
 
     /// The datagram's peer address (source after a receive, destination for a send).
     @inline(__always)
-    func address(_ index: Int) -> STUNAddress? {
+    public func address(_ index: Int) -> STUNAddress? {
         STUNAddress(datagram: datagrams[index])
     }
 

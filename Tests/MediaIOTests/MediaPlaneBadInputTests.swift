@@ -1,6 +1,7 @@
 import Packets
 import SDP
 import Testing
+import VroomTestPeer
 import VroomTesting
 import WebRTC
 

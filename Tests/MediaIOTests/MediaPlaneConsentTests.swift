@@ -1,5 +1,6 @@
 import Packets
 import Testing
+import VroomTestPeer
 import WebRTC
 
 @testable import MediaIO

@@ -1,6 +1,7 @@
 import Packets
 import Rooms
 import Testing
+import VroomTestPeer
 import WebRTC
 
 @testable import MediaIO

@@ -4,6 +4,7 @@ import Packets
 import SDP
 import Synchronization
 import Testing
+import VroomTestPeer
 import VroomTesting
 import WebRTC
 

@@ -2,6 +2,7 @@ import Packets
 import Rooms
 import SFU
 import Testing
+import VroomTestPeer
 import WebRTC
 
 @testable import MediaIO

@@ -3,35 +3,35 @@ import Foundation
 import Packets
 import WebRTC
 
-@testable import MediaIO
+import MediaIO
 
-/// One RTP packet a `MediaPeer` received and unprotected.
-struct PeerRTP: Equatable {
-    var ssrc: SSRC
-    var payloadType: UInt8
-    var sequenceNumber: UInt16
-    var timestamp: UInt32
-    var marker: Bool
-    var payload: [UInt8]
+/// One RTP packet a `TestPeer` received and unprotected.
+public struct ReceivedRTP: Equatable {
+    public var ssrc: SSRC
+    public var payloadType: UInt8
+    public var sequenceNumber: UInt16
+    public var timestamp: UInt32
+    public var marker: Bool
+    public var payload: [UInt8]
 
     /// The payload starts a VP8 keyframe (RFC 7741 descriptor, P bit 0).
-    var isVP8Keyframe: Bool {
+    public var isVP8Keyframe: Bool {
         payload.withUnsafeBytes { bytes in
             (try? VP8PayloadDescriptor(validating: bytes))?.isKeyframe ?? false
         }
     }
 }
 
-/// What a `MediaPeer` reads from the server's SDP (offer or answer): enough
+/// What a `TestPeer` reads from the server's SDP (offer or answer): enough
 /// to reach the server and check its certificate.
-struct PeerServerSDP {
-    var ice: ICECredentials
-    var fingerprint: String
-    var candidate: STUNAddress
+public struct ServerTransportSDP {
+    public var ice: ICECredentials
+    public var fingerprint: String
+    public var candidate: STUNAddress
     /// Per mid: the m-line's kind, its first payload type and its a=ssrc SSRCs.
-    var media: [(mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])]
+    public var media: [(mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])]
 
-    init(_ sdp: String) throws {
+    public init(_ sdp: String) throws {
         var ufrag: String?
         var password: String?
         var fingerprint: String?
@@ -64,7 +64,7 @@ struct PeerServerSDP {
             }
         }
         guard let ufrag, let password, let fingerprint, let candidate else {
-            throw MediaPeerError.incompleteServerSDP(sdp)
+            throw TestPeerError.incompleteServerSDP(sdp)
         }
         self.ice = ICECredentials(ufrag: ufrag, password: password)
         self.fingerprint = fingerprint
@@ -72,50 +72,49 @@ struct PeerServerSDP {
         self.media = media
     }
 
-    func media(mid: String) -> (mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])? {
+    public func media(mid: String) -> (mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])? {
         media.first { $0.mid == mid }
     }
 }
 
-enum MediaPeerError: Error {
+public enum TestPeerError: Error {
     case incompleteServerSDP(String)
     case notConnected
 }
 
-/// A copy of MediaIOTests' `TestPeer` for process tests (test targets
-/// cannot share sources): a WebRTC client in miniature on a real UDP socket on 127.0.0.1: a
+/// A WebRTC client in miniature on a real UDP socket on 127.0.0.1: a
 /// controlling `PeerTransport` with its own certificate and ICE
-/// credentials, driven on the real monotonic clock by `MediaPeer.pump`.
+/// credentials, driven on the real monotonic clock by `TestPeer.pump`.
 /// It writes the SDP a browser would (publish offer, subscriber answer),
 /// sends SRTP and unprotects what the server forwards.
 ///
 /// Not Sendable: one test task owns it.
-final class MediaPeer {
-    static let loopback: [UInt8] = [127, 0, 0, 1] + [UInt8](repeating: 0, count: 12)
+public final class TestPeer {
+    public static let loopback: [UInt8] = [127, 0, 0, 1] + [UInt8](repeating: 0, count: 12)
 
-    let socket: UDPSocket
-    let address: STUNAddress
-    let ice: ICECredentials
-    let certificate: DTLSCertificate
-    private(set) var transport: PeerTransport?
-    private(set) var server: PeerServerSDP?
+    public let socket: UDPSocket
+    public let address: STUNAddress
+    public let ice: ICECredentials
+    public let certificate: DTLSCertificate
+    public private(set) var transport: PeerTransport?
+    public private(set) var server: ServerTransportSDP?
     /// Stop running the transport's timers: no more ICE checks (consent).
-    var silent = false
+    public var silent = false
 
-    private(set) var rtp: [PeerRTP] = []
-    private(set) var rtcpPackets = 0
-    private(set) var pictureLossIndications = 0
+    public private(set) var rtp: [ReceivedRTP] = []
+    public private(set) var rtcpPackets = 0
+    public private(set) var pictureLossIndications = 0
     /// Generic NACK packets received (the server asking for repairs).
-    private(set) var nackPackets = 0
+    public private(set) var nackPackets = 0
     /// Per SSRC, the newest sender report's NTP middle 32 bits (what an RR
     /// echoes as LSR) and when it arrived.
-    private(set) var senderReports: [SSRC: (ntpMiddle: UInt32, arrival: MediaTime)] = [:]
-    private(set) var events: [TransportEvent] = []
-    private(set) var dropped: [TransportDropReason] = []
+    public private(set) var senderReports: [SSRC: (ntpMiddle: UInt32, arrival: MediaTime)] = [:]
+    public private(set) var events: [TransportEvent] = []
+    public private(set) var dropped: [TransportDropReason] = []
     private let ring = DatagramRing(capacity: 32)
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
 
-    init(ice: ICECredentials) throws {
+    public init(ice: ICECredentials) throws {
         socket = try UDPSocket(address: "127.0.0.1", port: 0)
         _ = vroom_udp_configure(socket.descriptor, 1 << 20, 1 << 20)  // and O_NONBLOCK
         address = STUNAddress(ipv4: 127, 0, 0, 1, port: socket.localPort)
@@ -128,7 +127,7 @@ final class MediaPeer {
         socket.close()
     }
 
-    var isConnected: Bool { transport?.isConnected ?? false }
+    public var isConnected: Bool { transport?.isConnected ?? false }
 
     // MARK: SDP
 
@@ -147,7 +146,7 @@ final class MediaPeer {
 
     /// A Chromium-like publish offer reduced to Opus (PT 111, mid 0) and
     /// VP8 (PT 96, mid 1), sendonly, BUNDLE, rtcp-mux, one-byte extmaps.
-    func publishOffer(audioSSRC: SSRC, videoSSRC: SSRC) -> String {
+    public func publishOffer(audioSSRC: SSRC, videoSSRC: SSRC) -> String {
         var text = """
             v=0\r
             o=- 4611731400430051336 2 IN IP4 127.0.0.1\r
@@ -200,8 +199,8 @@ final class MediaPeer {
     /// The answer to a server subscriber offer: every m-line accepted
     /// recvonly with the offer's first payload type (no RTX), the same
     /// extmaps, `a=setup:active` (we are the DTLS client).
-    func subscriberAnswer(to offer: String) throws -> String {
-        let server = try PeerServerSDP(offer)
+    public func subscriberAnswer(to offer: String) throws -> String {
+        let server = try ServerTransportSDP(offer)
         var text = """
             v=0\r
             o=- 8446744073709551615 2 IN IP4 127.0.0.1\r
@@ -243,8 +242,8 @@ final class MediaPeer {
 
     /// Reads the server's transport from its SDP and starts ICE (checks
     /// with USE-CANDIDATE) towards its candidate.
-    func connect(serverSDP: String, dtlsRole: DTLSRole, consentCheckInterval: Duration = .seconds(5)) throws {
-        let server = try PeerServerSDP(serverSDP)
+    public func connect(serverSDP: String, dtlsRole: DTLSRole, consentCheckInterval: Duration = .seconds(5)) throws {
+        let server = try ServerTransportSDP(serverSDP)
         self.server = server
         transport = try PeerTransport(
             certificate: certificate, localICE: ice,
@@ -257,7 +256,7 @@ final class MediaPeer {
     /// Polls every peer (receive, timers, send) every millisecond until
     /// `done` or `timeout`; returns whether `done` came true.
     @discardableResult
-    static func pump(_ peers: [MediaPeer], timeout: Duration = .seconds(30), until done: () -> Bool) async -> Bool {
+    public static func pump(_ peers: [TestPeer], timeout: Duration = .seconds(30), until done: () -> Bool) async -> Bool {
         let deadline = MediaClock.now().adding(nanoseconds: UInt64(timeout.components.seconds) * 1_000_000_000
             + UInt64(timeout.components.attoseconds / 1_000_000_000))
         while true {
@@ -269,12 +268,12 @@ final class MediaPeer {
     }
 
     /// Pumps for `duration` regardless.
-    static func pump(_ peers: [MediaPeer], for duration: Duration) async {
+    public static func pump(_ peers: [TestPeer], for duration: Duration) async {
         await pump(peers, timeout: duration) { false }
     }
 
     /// Receives what is waiting, runs due timers, sends what the transport queued.
-    func poll() {
+    public func poll() {
         while true {
             let count = vroom_udp_receive_batch(socket.descriptor, ring.datagrams, UInt32(ring.capacity))
             guard count > 0 else { break }
@@ -296,7 +295,7 @@ final class MediaPeer {
         case .rtp(let plain):
             guard let view = try? RTPPacketView(validating: UnsafeRawBufferPointer(rebasing: buffer[0..<plain])) else { return }
             rtp.append(
-                PeerRTP(
+                ReceivedRTP(
                     ssrc: view.ssrc, payloadType: view.payloadType, sequenceNumber: view.sequenceNumber,
                     timestamp: view.timestamp, marker: view.marker, payload: Array(view.payload)))
         case .rtcp(let plain):
@@ -328,39 +327,39 @@ final class MediaPeer {
     // MARK: Sending
 
     /// Sends raw bytes from this peer's socket.
-    func send(_ bytes: [UInt8], to destination: STUNAddress) {
+    public func send(_ bytes: [UInt8], to destination: STUNAddress) {
         _ = bytes.withUnsafeBufferPointer { pointer in
             vroom_udp_send_one(socket.descriptor, pointer.baseAddress, UInt32(pointer.count), 4, destination.port, Self.loopback)
         }
     }
 
     /// Sends bytes to the server's candidate.
-    func sendToServer(_ bytes: [UInt8]) {
+    public func sendToServer(_ bytes: [UInt8]) {
         guard let server else { return }
         send(bytes, to: server.candidate)
     }
 
     /// Protects an RTP packet and returns the SRTP bytes (sent unless `send` is false).
     @discardableResult
-    func sendRTP(_ header: RTPHeader, payload: [UInt8], send: Bool = true) throws -> [UInt8] {
-        guard let transport else { throw MediaPeerError.notConnected }
+    public func sendRTP(_ header: RTPHeader, payload: [UInt8], send: Bool = true) throws -> [UInt8] {
+        guard let transport else { throw TestPeerError.notConnected }
         let length = try payload.withUnsafeBytes { try RTPHeader.writePacket(header, payload: $0, to: scratch) }
-        guard let protected = transport.protectRTP(scratch, length: length) else { throw MediaPeerError.notConnected }
+        guard let protected = transport.protectRTP(scratch, length: length) else { throw TestPeerError.notConnected }
         let bytes = Array(scratch[0..<protected])
         if send { sendToServer(bytes) }
         return bytes
     }
 
     /// Protects a compound RTCP packet as given (lengths unchecked) and sends it.
-    func sendRTCP(_ packet: [UInt8]) throws {
-        guard let transport else { throw MediaPeerError.notConnected }
+    public func sendRTCP(_ packet: [UInt8]) throws {
+        guard let transport else { throw TestPeerError.notConnected }
         scratch.copyBytes(from: packet)
-        guard let protected = transport.protectRTCP(scratch, length: packet.count) else { throw MediaPeerError.notConnected }
+        guard let protected = transport.protectRTCP(scratch, length: packet.count) else { throw TestPeerError.notConnected }
         sendToServer(Array(scratch[0..<protected]))
     }
 
     /// Reads and discards what waits on the socket; returns how many datagrams.
-    func drainSocket() -> Int {
+    public func drainSocket() -> Int {
         var total = 0
         while true {
             let count = vroom_udp_receive_batch(socket.descriptor, ring.datagrams, UInt32(ring.capacity))
@@ -370,8 +369,59 @@ final class MediaPeer {
     }
 
     /// Forgets what was received so far.
-    func clearReceived() {
+    public func clearReceived() {
         rtp.removeAll()
     }
 }
 
+/// A publisher's media source: Opus and VP8 packets with contiguous
+/// sequence numbers, timestamps of 20 ms audio / 30 fps video, and VP8
+/// payload descriptors with a 15-bit picture ID.
+public struct MediaSource {
+    public var audioSSRC: SSRC
+    public var videoSSRC: SSRC
+    public var audioSequence: UInt16 = 1000
+    public var videoSequence: UInt16 = 5000
+    public var audioTimestamp: UInt32 = 10_000
+    public var videoTimestamp: UInt32 = 90_000
+    public var pictureID: UInt16 = 100
+
+    public init(audioSSRC: SSRC, videoSSRC: SSRC) {
+        self.audioSSRC = audioSSRC
+        self.videoSSRC = videoSSRC
+    }
+
+    public mutating func audioPacket() -> (RTPHeader, [UInt8]) {
+        defer {
+            audioSequence &+= 1
+            audioTimestamp &+= 960
+        }
+        let header = RTPHeader(
+            marker: false, payloadType: 111, sequenceNumber: audioSequence, timestamp: audioTimestamp, ssrc: audioSSRC,
+            extensions: [.init(id: 4, value: Array("0".utf8))])
+        // TOC 0x78: config 15 (CELT FB 20 ms), mono, one frame.
+        return (header, [0x78] + [UInt8](repeating: UInt8(truncatingIfNeeded: audioSequence), count: 40))
+    }
+
+    /// One VP8 frame in one packet (marker set).
+    public mutating func videoPacket(keyframe: Bool) -> (RTPHeader, [UInt8]) {
+        defer {
+            videoSequence &+= 1
+            videoTimestamp &+= 3000
+            pictureID = (pictureID &+ 1) & 0x7FFF
+        }
+        let header = RTPHeader(
+            marker: true, payloadType: 96, sequenceNumber: videoSequence, timestamp: videoTimestamp, ssrc: videoSSRC,
+            extensions: [.init(id: 4, value: Array("1".utf8))])
+        // RFC 7741: X=1 S=1 PID=0; I=1; M=1 with a 15-bit picture ID.
+        var payload: [UInt8] = [0x90, 0x80, 0x80 | UInt8(pictureID >> 8), UInt8(pictureID & 0xFF)]
+        if keyframe {
+            // RFC 6386 9.1: frame tag (P=0, show), start code, 320x180.
+            payload += [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xB4, 0x00]
+        } else {
+            payload += [0x11, 0x02, 0x00]
+        }
+        payload += [UInt8](repeating: 0xA5, count: 100)
+        return (header, payload)
+    }
+}
