@@ -9,4 +9,7 @@ static inline int vroom_opus_set_inband_fec(OpusEncoder *enc, opus_int32 on) { r
 static inline int vroom_opus_set_packet_loss_perc(OpusEncoder *enc, opus_int32 pct) { return opus_encoder_ctl(enc, OPUS_SET_PACKET_LOSS_PERC(pct)); }
 static inline int vroom_opus_set_complexity(OpusEncoder *enc, opus_int32 c) { return opus_encoder_ctl(enc, OPUS_SET_COMPLEXITY(c)); }
 static inline int vroom_opus_set_dtx(OpusEncoder *enc, opus_int32 on) { return opus_encoder_ctl(enc, OPUS_SET_DTX(on)); }
+static inline int vroom_opus_set_signal(OpusEncoder *enc, opus_int32 signal) { return opus_encoder_ctl(enc, OPUS_SET_SIGNAL(signal)); }
+static inline int vroom_opus_get_bitrate(OpusEncoder *enc, opus_int32 *bps) { return opus_encoder_ctl(enc, OPUS_GET_BITRATE(bps)); }
+static inline int vroom_opus_get_inband_fec(OpusEncoder *enc, opus_int32 *on) { return opus_encoder_ctl(enc, OPUS_GET_INBAND_FEC(on)); }
 #endif

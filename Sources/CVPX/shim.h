@@ -18,4 +18,9 @@ static inline vpx_codec_err_t vroom_vpx_codec_dec_init(vpx_codec_ctx_t *ctx, vpx
 static inline vpx_codec_err_t vroom_vpx_codec_control_int(vpx_codec_ctx_t *ctx, int control, int value) {
     return vpx_codec_control_(ctx, control, value);
 }
+// Controls that write their answer through an int pointer, e.g.
+// VP8D_GET_FRAME_CORRUPTED.
+static inline vpx_codec_err_t vroom_vpx_codec_control_int_ptr(vpx_codec_ctx_t *ctx, int control, int *value) {
+    return vpx_codec_control_(ctx, control, value);
+}
 #endif

@@ -43,6 +43,19 @@ public final class ServerProcess: @unchecked Sendable {
 
     public var output: String { lock.withLock { log } }
 
+    /// An access token from `vroom-server token --dev` (signed with devkey/devsecret).
+    public static func devToken(identity: String, room: String? = nil, ttl: Int = 600) throws -> String {
+        let process = Process()
+        process.executableURL = try BuiltProduct.url(named: "vroom-server")
+        process.arguments = ["token", "--dev", "--identity", identity, "--ttl", "\(ttl)"] + (room.map { ["--room", $0] } ?? [])
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Waits up to 20 s for a log line matching `pattern`; returns its first capture group.
     public func waitFor(_ pattern: String) throws -> String {
         let regex = try NSRegularExpression(pattern: pattern)

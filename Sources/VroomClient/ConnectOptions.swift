@@ -1,0 +1,42 @@
+import Dispatch
+import NIOCore
+
+/// How to join a room: `Room.connect(to:options:delegate:)`.
+public struct ConnectOptions: Sendable {
+    /// An access token (PROTOCOL.md section 2).
+    public var token: String
+    /// The room's unique name or SID; may be nil when the token names one.
+    public var roomName: String?
+    /// Published as soon as the room is joined.
+    public var audioTracks: [LocalAudioTrack] = []
+    public var videoTracks: [LocalVideoTrack] = []
+    /// Where delegate callbacks run.
+    public var delegateQueue: DispatchQueue = .main
+    /// `false`: subscribe to nothing (a publish-only client).
+    public var isAutomaticSubscriptionEnabled = true
+    /// Decode received video and read the frame numbers back; `false`
+    /// only counts and checks packets (a load tester's many subscribers).
+    public var decodesRemoteVideo = true
+    /// Decode received audio (to find its frequency); see `decodesRemoteVideo`.
+    public var decodesRemoteAudio = true
+    /// Signaling and media I/O; many rooms may share one group. Default:
+    /// NIO's shared singleton group.
+    public var eventLoopGroup: (any EventLoopGroup)?
+    /// Interruptions and app lifecycle (see `SystemNotification`).
+    public var notificationCenter: SystemNotificationCenter = .default
+    /// Local address the media sockets bind to.
+    public var mediaBindHost = "0.0.0.0"
+    /// Without a valid ICE check answer for this long the media connection
+    /// counts as lost and the SDK restarts ICE (RFC 7675 says 30 s).
+    public var iceConsentTimeout: Duration = .seconds(30)
+    /// How long to wait for `joined` before failing with 53000.
+    public var connectTimeout: Duration = .seconds(15)
+    /// Send media to this address instead of the server's candidate
+    /// ("host:port"; tests route media through an impairment relay).
+    public var mediaServerAddressOverride: String?
+
+    public init(token: String, roomName: String? = nil) {
+        self.token = token
+        self.roomName = roomName
+    }
+}

@@ -1,0 +1,52 @@
+import Codecs
+
+/// Decodes one subscribed video track and reads back what the sender drew:
+/// frame numbers (which frames arrived) and capture times (latency).
+/// Confined to the room's event loop.
+final class RemoteVideoReceiver {
+    enum Outcome {
+        case decoded
+        case skipped
+        case needsKeyframe
+    }
+
+    private let decodes: Bool
+    private var decoder: VP8Decoder?
+    private var waitingForKeyframe = true
+    private(set) var framesDecoded = 0
+    private(set) var frameNumbers = Set<UInt32>()
+    private(set) var firstFrameNumber: UInt32?
+    private(set) var lastFrameNumber: UInt32?
+    private(set) var latencies: [Double] = []
+    private(set) var lastSize: (width: Int, height: Int)?
+    /// Keep at most this many latency samples (a 10-minute run at 30 fps).
+    static let latencyCapacity = 18_000
+
+    init(decodes: Bool) {
+        self.decodes = decodes
+    }
+
+    func receive(_ frame: RemoteVideoFrame) -> Outcome {
+        guard decodes else { return .skipped }
+        if frame.followsLoss { waitingForKeyframe = true }
+        if waitingForKeyframe && !frame.isKeyframe { return .needsKeyframe }
+        do {
+            if decoder == nil { decoder = try VP8Decoder() }
+            guard let decoded = try decoder?.decode(frame.data) else { return .skipped }
+            waitingForKeyframe = false
+            framesDecoded += 1
+            lastSize = (decoded.width, decoded.height)
+            if let stamp = TestPattern.read(decoded) {
+                if frameNumbers.insert(stamp.frameNumber).inserted {
+                    if firstFrameNumber == nil { firstFrameNumber = stamp.frameNumber }
+                    lastFrameNumber = max(lastFrameNumber ?? 0, stamp.frameNumber)
+                    if latencies.count < Self.latencyCapacity { latencies.append(CaptureClock.latency(since: stamp.timestamp)) }
+                }
+            }
+            return .decoded
+        } catch {
+            waitingForKeyframe = true
+            return .needsKeyframe
+        }
+    }
+}

@@ -1,0 +1,5 @@
+/// Audio or video.
+public enum TrackKind: String, Sendable, Hashable, CaseIterable {
+    case audio
+    case video
+}

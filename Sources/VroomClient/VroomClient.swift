@@ -1,2 +1,0 @@
-// VroomClient: the Swift client SDK (Room, LocalParticipant, RemoteParticipant).
-// Filled by the client SDK issue.

@@ -1,2 +1,0 @@
-import Codecs
-import Testing
