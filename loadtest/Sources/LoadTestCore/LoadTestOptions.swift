@@ -70,5 +70,8 @@ public struct LoadTestOptions: ParsableArguments, Sendable {
     @Flag(help: "No live progress line on stderr.")
     public var quiet = false
 
+    @Option(help: "Log level of the SDK's messages on stderr: trace, debug, info, notice, warning, error, critical. Default warning.")
+    public var logLevel: String = "warning"
+
     public init() {}
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoadTestCore
+import Logging
 
 /// `vroom-loadtest`: many real participants (VP8 + Opus over DTLS-SRTP)
 /// against one server, and a report of what they and the server measured.
@@ -19,7 +20,21 @@ struct LoadTestCommand: AsyncParsableCommand {
 
     @OptionGroup var options: LoadTestOptions
 
+    func validate() throws {
+        guard Logger.Level(rawValue: options.logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
     func run() async throws {
+        // swift-log writes to stdout by default, which would break --json;
+        // and a hundred participants' info lines would drown the report.
+        let level = Logger.Level(rawValue: options.logLevel) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
         var scenario: Scenario?
         var scenarioName: String?
         if let name = options.scenario {
