@@ -42,17 +42,17 @@ public enum ReportTable {
         let counts = r.server.counts
         server.add(["packets from publishers", count(counts?.packetsReceived), "\(grouped(r.clients.packetsSent)) sent"])
         server.add(["packets forwarded", count(counts?.packetsForwarded), "\(grouped(r.clients.packetsReceived)) received, \(grouped(r.clients.packetsLost)) lost"])
-        if let byKind = counts?.packetsForwardedByKind, !byKind.isEmpty {
-            server.add(["  by kind", byKind.sorted { $0.key < $1.key }.map { "\($0.key) \(grouped(Int($0.value)))" }.joined(separator: ", "), ""])
+        for (kind, value) in (counts?.packetsForwardedByKind ?? [:]).sorted(by: { $0.key < $1.key }) {
+            server.add(["  \(kind)", grouped(Int(value)), ""])
         }
         server.add(["forwarded per second", r.server.forwardedPacketsPerSecond.map { number($0, 0) } ?? "-", ""])
         server.add(["NACKs (receivers to server)", count(counts?.nacksReceived), "\(grouped(r.clients.nacksSent)) sent by receivers"])
         server.add(["retransmissions", count(counts?.retransmissions), "\(grouped(r.clients.retransmissionsSent)) by publishers (on the server's NACKs)"])
         server.add(["PLIs sent", count(counts?.plisSent), "\(grouped(r.clients.keyframeRequestsReceived)) received by publishers"])
-        let dropped = counts?.droppedByReason.map { reasons in
-            reasons.isEmpty ? "0" : "\(grouped(Int(reasons.values.reduce(0, +)))) (" + reasons.sorted { $0.key < $1.key }.map { "\($0.key) \(grouped(Int($0.value)))" }.joined(separator: ", ") + ")"
-        } ?? "-"
-        server.add(["dropped", dropped, ""])
+        server.add(["dropped", count(counts?.droppedTotal), ""])
+        for (reason, value) in (counts?.droppedByReason ?? [:]).sorted(by: { $0.key < $1.key }) {
+            server.add(["  \(reason)", grouped(Int(value)), ""])
+        }
         server.add(["server CPU", r.server.cpuSeconds.map { "\(number($0, 2)) s" } ?? "- (no --server-pid)", ""])
         server.add(["CPU per forwarded packet", r.server.cpuSecondsPerForwardedPacket.map { "\(number($0 * 1_000_000, 2)) µs" } ?? "-", ""])
         out += server.render(rightAligned: [1])
