@@ -85,7 +85,7 @@ public enum ReportTable {
     }
 
     static func number(_ value: Double, _ decimals: Int = 0) -> String {
-        if decimals == 0, value == value.rounded(), abs(value) < 1e15 { return grouped(Int(value)) }
+        if decimals == 0, value.isFinite, abs(value) < 1e15 { return grouped(Int(value.rounded())) }
         return String(format: "%.\(decimals)f", value)
     }
 

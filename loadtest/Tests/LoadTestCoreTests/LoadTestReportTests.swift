@@ -153,6 +153,8 @@ import Testing
         for expected in ["joined 3 of 3", "p50 200.1 ms", "280.0", "294/300", "20,000", "1,000", "2.00 s", "100.00 µs", "PASS"] {
             #expect(table.contains(expected), "table lacks \(expected):\n\(table)")
         }
+        #expect(ReportTable.number(7970.6) == "7,971")
+        #expect(ReportTable.number(0.5, 2) == "0.50")
         let json = try JSONEncoder().encode(report)
         let decoded = try JSONDecoder().decode(LoadTestReport.self, from: json)
         #expect(decoded.tracks == report.tracks)
