@@ -166,6 +166,8 @@ let package = Package(
         .testTarget(name: "VroomClientTests", dependencies: [
             "VroomClient", "Codecs", "WebRTC", "SDP", "Packets", "MediaIO", "Rooms", "VroomTesting",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "LoadTestCoreTests", dependencies: ["LoadTestCore"], path: "loadtest/Tests/LoadTestCoreTests"),
         .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),

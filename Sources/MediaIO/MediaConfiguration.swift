@@ -1,4 +1,5 @@
 import Packets
+import SFU
 import WebRTC
 
 /// How a node's media plane listens and what it announces (PROTOCOL.md
@@ -14,11 +15,20 @@ public struct MediaConfiguration: Sendable {
     public var announcedAddresses: [String]
     /// RFC 7675: media stops this long after the last authenticated check (53405).
     public var consentTimeoutSeconds: Double
+    /// Network quality's sampling and rules (PROTOCOL.md 3.8); samples are
+    /// taken every `minimumInterval`.
+    public var networkQuality: NetworkQualityMonitor.Configuration
+    /// Dominant speaker's threshold and times.
+    public var dominantSpeaker: DominantSpeakerConfiguration
 
     public init(
         bindAddress: String = "0.0.0.0", basePort: UInt16 = 7882, workers: Int = 1,
-        announcedAddresses: [String] = ["127.0.0.1"], consentTimeoutSeconds: Double = 30
+        announcedAddresses: [String] = ["127.0.0.1"], consentTimeoutSeconds: Double = 30,
+        networkQuality: NetworkQualityMonitor.Configuration = .init(),
+        dominantSpeaker: DominantSpeakerConfiguration = .init()
     ) {
+        self.networkQuality = networkQuality
+        self.dominantSpeaker = dominantSpeaker
         self.bindAddress = bindAddress
         self.basePort = basePort
         self.workers = max(1, workers)

@@ -1,6 +1,6 @@
 import Rooms
 
-/// What the media plane tells the control plane about a participant.
+/// What the media plane tells the control plane about a participant or a room.
 public enum MediaEvent: Sendable, Hashable {
     /// Which of a participant's two PeerConnections.
     public enum Connection: String, Sendable, Hashable {
@@ -13,4 +13,9 @@ public enum MediaEvent: Sendable, Hashable {
     /// The connection failed: ICE consent expired (53405) or DTLS failed or
     /// the certificate did not match the SDP fingerprint (53407).
     case failed(participant: ParticipantSID, connection: Connection, code: Int, message: String)
+    /// A participant's network quality changed (PROTOCOL.md 3.8): for
+    /// everyone in `room`. At most one a second per participant.
+    case networkQuality(room: RoomSID, participant: ParticipantSID, level: Int, warnings: [NetworkQualityWarning])
+    /// The room's dominant speaker changed; nil: nobody speaks (2 s of silence).
+    case dominantSpeaker(room: RoomSID, participant: ParticipantSID?)
 }

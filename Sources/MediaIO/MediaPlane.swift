@@ -41,7 +41,11 @@ public final class MediaPlane: Sendable {
             let port = configuration.basePort == 0 ? 0 : configuration.basePort &+ UInt16(k)
             let socket = try UDPSocket(address: configuration.bindAddress, port: port)
             let workerLogger = logger
-            workers.append(try MediaWorker(index: k, socket: socket) { MediaWorkerRooms(events: events, logger: workerLogger) })
+            workers.append(try MediaWorker(index: k, socket: socket) {
+                MediaWorkerRooms(
+                    events: events, logger: workerLogger, networkQuality: configuration.networkQuality,
+                    dominantSpeaker: configuration.dominantSpeaker)
+            })
         }
         self.workers = workers
     }
@@ -152,6 +156,9 @@ public final class MediaPlane: Sendable {
         let certificate = self.certificate
         let configuration = transportConfiguration
         let extensions = answer.media.first(where: \.isAccepted)?.headerExtensions ?? NegotiatedHeaderExtensions()
+        // Audio level is negotiated on audio m-lines only (the BUNDLE shares
+        // IDs, but a video-first offer has none on its first m-line).
+        let audioLevelID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.audioLevel).first
         let logger = self.logger
         await workers[plan.worker].perform { rooms in
             let router = rooms.router(for: room)
@@ -162,7 +169,8 @@ public final class MediaPlane: Sendable {
                         iceMode: .lite, configuration: configuration, now: MediaClock.now())
                     rooms.add(MediaConnection(id: plan.transport, participant: participant, room: room, role: .publisher, transport: transport))
                     try router.addPublisher(
-                        transport: plan.transport, transportCCExtensionID: extensions.transportCC, midExtensionID: extensions.mid)
+                        transport: plan.transport, transportCCExtensionID: extensions.transportCC, midExtensionID: extensions.mid,
+                        audioLevelExtensionID: audioLevelID)
                 } catch {
                     logger.error("\(participant.rawValue): publisher connection not created: \(error)")
                     return

@@ -20,12 +20,22 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     var egressCounters: (sent: UInt64, failures: UInt64) = (0, 0)
     /// DownTracks waiting for their track's receiver.
     var pendingDownTracks: [TrackID: [(RoomSID, DownTrackPlan)]] = [:]
-    private let events: @Sendable (MediaEvent) -> Void
+    /// Network quality and dominant speaker per room.
+    var signals: [RoomSID: RoomSignals] = [:]
+    let events: @Sendable (MediaEvent) -> Void
     let logger: Logger
+    let qualityConfiguration: NetworkQualityMonitor.Configuration
+    let speakerConfiguration: DominantSpeakerConfiguration
 
-    init(events: @escaping @Sendable (MediaEvent) -> Void, logger: Logger) {
+    init(
+        events: @escaping @Sendable (MediaEvent) -> Void, logger: Logger,
+        networkQuality: NetworkQualityMonitor.Configuration = .init(),
+        dominantSpeaker: DominantSpeakerConfiguration = .init()
+    ) {
         self.events = events
         self.logger = logger
+        self.qualityConfiguration = networkQuality
+        self.speakerConfiguration = dominantSpeaker
     }
 
     // MARK: - Commands (run as jobs on the worker thread)
@@ -69,6 +79,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
         if let router = routers[room] { retired.router.add(router.counters) }
         routers[room] = nil
         routerDeadlines[room] = nil
+        signals[room] = nil
     }
 
     func restartICE(_ id: TransportID, local: ICECredentials, remote: RemoteTransportParameters) {
@@ -138,6 +149,8 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                 routerDeadlines[room] = deadline
             }
             if deadline < next { next = deadline }
+            let signalsDue = runSignals(room: room, router: router, now: now)
+            if signalsDue < next { next = signalsDue }
         }
         return next
     }

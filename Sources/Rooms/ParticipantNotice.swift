@@ -21,4 +21,9 @@ public enum ParticipantNotice: Hashable, Sendable {
     /// ICE consent, 53407 DTLS or fingerprint). The session goes on; the
     /// client may restart ICE or publish again.
     case mediaError(ProtocolErrorCode, message: String)
+    /// A participant's network quality (PROTOCOL.md 3.8), sent to everyone
+    /// in its room: level 0-5 and the active warnings.
+    case networkQuality(participant: ParticipantSID, level: Int, warnings: [NetworkQualityWarning])
+    /// The room's dominant speaker; nil when nobody speaks.
+    case dominantSpeaker(ParticipantSID?)
 }

@@ -24,7 +24,14 @@ public final class DownTrack {
     var packetCount: UInt32 = 0
     var octetCount: UInt32 = 0
     /// The middle 32 bits of our last SR's NTP time: RR's LSR echoes it.
-    var lastSenderReportNTP: UInt32?
+    var lastSenderReportNTP: UInt32? { recentSenderReports.newest }
+    /// Our last four SRs' NTP middles: an RR echoes an older one when the
+    /// RTT is longer than the SR interval (1 s: four cover a 4 s RTT).
+    var recentSenderReports = RecentSenderReports()
+    /// The previous receiver report on this SSRC (extended highest sequence,
+    /// cumulative lost) and the receiver's own cumulative loss then: the next
+    /// report's deltas give the subscriber link's loss.
+    var previousReport: (highest: UInt32, lost: Int32, upstreamLost: Int64)?
     unowned let receiver: Receiver
     unowned let session: SubscriberSession
     /// The two-byte extension form is needed (an ID above 14, a mid longer

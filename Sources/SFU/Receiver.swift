@@ -47,6 +47,13 @@ public final class Receiver {
     /// new gap appeared (the router sends at once).
     var missing = MissingPackets()
     var nackDue = false
+    /// Packets that arrived as repairs (on the RTX SSRC): not first
+    /// transmissions, so network quality counts them lost.
+    var repairs: UInt64 = 0
+    /// Audio levels since the last `takeAudioActivity` (dominant speaker).
+    var audioActivity = AudioActivity()
+    /// Reception figures at the last `takeLinkSample`.
+    var samplePrior = ReceptionSnapshot()
 
     init(
         track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,
@@ -74,6 +81,8 @@ public final class Receiver {
         window.reset()
         unwrapper = SequenceNumberUnwrapper()
         reception = ReceptionStatistics(clockRate: clockRate)
+        samplePrior = ReceptionSnapshot()
+        repairs = 0
         lastSenderReport = nil
         missing.removeAll()
         stats.sourceChanges &+= 1
@@ -106,6 +115,7 @@ public final class Receiver {
             return .drop(.duplicate)
         case .new(let value): compacted = value
         }
+        if retransmitted { repairs &+= 1 }
         let payloadCount = packet.bytes.count &- payloadOffset &- packet.paddingLength
         let isNewest = window.highest.map { extended > $0 } ?? true
         if payloadCount <= 0 && isNewest {
@@ -205,5 +215,56 @@ public final class Receiver {
             // Our extended numbers start at cycle 1 (SequenceNumberUnwrapper); RTCP's at 0.
             extendedHighestSequence: UInt32(truncatingIfNeeded: reception.highestSequence &- 0x1_0000),
             jitter: reception.jitter, lastSR: lastSR, delaySinceLastSR: delay)
+    }
+}
+
+/// A receiver's cumulative reception figures at one moment.
+struct ReceptionSnapshot {
+    var expected: UInt64 = 0
+    var received: UInt64 = 0
+    var repairs: UInt64 = 0
+    var gaps: UInt64 = 0
+    var gapPackets: UInt64 = 0
+}
+
+extension Receiver {
+    /// The link figures since the last call: expected packets, those that
+    /// did not arrive on their first transmission, and the gaps.
+    func takeLinkLoss() -> LinkSample.LossCount {
+        let now = ReceptionSnapshot(
+            expected: reception.expected, received: reception.received, repairs: repairs, gaps: reception.gaps,
+            gapPackets: reception.gapPackets)
+        let prior = samplePrior
+        samplePrior = now
+        let expected = Int64(bitPattern: now.expected &- prior.expected)
+        let firstTime = Int64(bitPattern: (now.received &- now.repairs) &- (prior.received &- prior.repairs))
+        return LinkSample.LossCount(
+            expected: expected, lost: expected &- firstTime, gaps: Int64(bitPattern: now.gaps &- prior.gaps),
+            gapPackets: Int64(bitPattern: now.gapPackets &- prior.gapPackets))
+    }
+
+    /// The publisher's cumulative loss of this track as forwarded (repairs
+    /// count as received): what every subscriber's report includes too.
+    var forwardedLoss: Int64 {
+        Int64(bitPattern: reception.expected) &- Int64(bitPattern: reception.received)
+    }
+}
+
+/// A DownTrack's last four SRs (NTP middle 32 bits), without an array.
+struct RecentSenderReports {
+    private var values: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+    private var count = 0
+
+    mutating func append(_ value: UInt32) {
+        values = (value, values.0, values.1, values.2)
+        count = min(count &+ 1, 4)
+    }
+
+    var newest: UInt32? { count > 0 ? values.0 : nil }
+
+    func contains(_ value: UInt32) -> Bool {
+        guard value != 0 else { return false }
+        return (count > 0 && values.0 == value) || (count > 1 && values.1 == value)
+            || (count > 2 && values.2 == value) || (count > 3 && values.3 == value)
     }
 }

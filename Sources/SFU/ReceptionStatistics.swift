@@ -10,6 +10,11 @@ public struct ReceptionStatistics: Sendable, Equatable {
     public private(set) var highestSequence: UInt64 = 0
     /// Packets received, duplicates excluded, retransmissions included.
     public private(set) var received: UInt64 = 0
+    /// Gaps seen when a packet arrived beyond the next expected number, and
+    /// the packets in them (late arrivals are not taken back): the burst
+    /// ratio of network quality's E-model.
+    public private(set) var gaps: UInt64 = 0
+    public private(set) var gapPackets: UInt64 = 0
     /// Jitter times 16, in RTP timestamp units (A.8's integer form).
     private var jitterQ4: UInt32 = 0
     private var lastTransit: UInt32?
@@ -46,6 +51,10 @@ public struct ReceptionStatistics: Sendable, Equatable {
             baseSequence = extendedSequence
             highestSequence = extendedSequence
         } else if extendedSequence > highestSequence {
+            if extendedSequence > highestSequence &+ 1 {
+                gaps &+= 1
+                gapPackets &+= extendedSequence &- highestSequence &- 1
+            }
             highestSequence = extendedSequence
         } else if extendedSequence < baseSequence! {
             baseSequence = extendedSequence

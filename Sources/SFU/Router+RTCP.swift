@@ -20,6 +20,7 @@ extension Router {
         }
         counters.rtcpReceived &+= 1
         if let session = publishers[transport] {
+            session.lastHeard = now
             for view in compound {
                 guard let typed = try? view.typed() else {
                     counters.drop(.malformed)
@@ -31,8 +32,8 @@ extension Router {
                     route.receiver.lastSenderReport = (sr.ntpTimestamp, sr.rtpTimestamp, now)
                 }
             }
-            _ = session
         } else if let session = subscribers[transport] {
+            session.lastHeard = now
             for view in compound {
                 guard let typed = try? view.typed() else {
                     counters.drop(.malformed)
@@ -80,20 +81,48 @@ extension Router {
     }
 
     /// A subscriber's report on one of our SSRCs: its loss and jitter, and
-    /// the RTT from LSR/DLSR (RFC 3550 6.4.1: A - LSR - DLSR).
+    /// the RTT from LSR/DLSR (RFC 3550 6.4.1: A - LSR - DLSR). For network
+    /// quality, the link's own share: the report's loss since the previous
+    /// one less what the publisher's link lost meanwhile (those numbers were
+    /// never sent), and its jitter less the publisher's (variances add).
     func absorb(_ block: ReceptionReportView, session: SubscriberSession, now: MediaTime) {
         guard let downTrack = downTrackRoutes[Self.key(session.transport, block.ssrc)],
             block.ssrc == downTrack.ssrc
         else { return }
+        let receiver = downTrack.receiver
         downTrack.stats.fractionLost = block.fractionLost
         downTrack.stats.lost = block.cumulativeLost
         downTrack.stats.jitter = block.jitter
-        downTrack.stats.jitterSeconds = Double(block.jitter) / Double(downTrack.receiver.clockRate)
-        guard block.lastSR != 0, let sent = downTrack.lastSenderReportNTP, block.lastSR == sent else { return }
+        downTrack.stats.jitterSeconds = Double(block.jitter) / Double(receiver.clockRate)
+
+        let upstreamLost = receiver.forwardedLoss
+        if let previous = downTrack.previousReport {
+            let expected = Int64(Int32(bitPattern: block.extendedHighestSequence &- previous.highest))
+            // Reports out of order or from before a restart say nothing new.
+            if expected > 0 && expected < 0x8000 {
+                let lost = Int64(block.cumulativeLost &- previous.lost) &- (upstreamLost &- previous.upstreamLost)
+                let count = LinkSample.LossCount(expected: expected, lost: lost)
+                if downTrack.kind == .audio { session.linkAudio += count } else { session.linkVideo += count }
+            }
+        }
+        downTrack.previousReport = (block.extendedHighestSequence, block.cumulativeLost, upstreamLost)
+        let upstreamJitter = Double(receiver.reception.jitter) / Double(receiver.clockRate)
+        let jitter = max(0, downTrack.stats.jitterSeconds * downTrack.stats.jitterSeconds - upstreamJitter * upstreamJitter)
+            .squareRoot()
+        if downTrack.kind == .audio {
+            session.linkAudioJitter = max(session.linkAudioJitter ?? 0, jitter)
+        } else {
+            session.linkVideoJitter = max(session.linkVideoJitter ?? 0, jitter)
+        }
+
+        guard downTrack.recentSenderReports.contains(block.lastSR) else { return }
         let arrival = NTPTime.middle(NTPTime.timestamp(now, atZero: ntpAtZero))
         let rtt = arrival &- block.lastSR &- block.delaySinceLastSR
         // A negative RTT (clock steps, a lying peer) wraps to above 2^31.
-        if rtt < 0x8000_0000 { downTrack.stats.roundTripTime = Double(rtt) / 65536 }
+        if rtt < 0x8000_0000 {
+            downTrack.stats.roundTripTime = Double(rtt) / 65536
+            session.roundTripTime = (Double(rtt) / 65536, now)
+        }
     }
 
     /// Resends what `downTrack` sent as `sequenceNumber`, from the history:

@@ -21,6 +21,7 @@ extension Router {
             counters.drop(.unknownTransport)
             return
         }
+        session.lastHeard = now
         // Every packet counts for congestion control, probes included: the
         // sender's estimate is built on them.
         if let recorder = session.transportCC, let id = session.transportCCExtensionID,
@@ -59,6 +60,14 @@ extension Router {
             guard receiver.isForwarding else {
                 counters.drop(.disabled)
                 return
+            }
+            // RFC 6464: V bit, then the level in -dBov (7 bits). A muted
+            // (disabled) track is never a speaker, so only forwarded audio.
+            if receiver.kind == .audio, let id = session.audioLevelExtensionID,
+                let value = view.extensionValue(id: id), value.count >= 1
+            {
+                receiver.audioActivity.packets &+= 1
+                receiver.audioActivity.levelSum &+= UInt32(value[0] & 0x7F)
             }
             for downTrack in receiver.downTracks {
                 forward(view, payloadOffset: payloadOffset, input: input, to: downTrack, now: now, into: &sink)

@@ -114,7 +114,7 @@ extension Router {
                     continue
                 }
             }
-            downTrack.lastSenderReportNTP = NTPTime.middle(ntp)
+            downTrack.recentSenderReports.append(NTPTime.middle(ntp))
             downTrack.stats.sendersReportsSent &+= 1
         }
         if let writer, writer.count > 0 {

@@ -55,16 +55,18 @@ public final class Router {
     // MARK: Publishers and their tracks
 
     /// A publisher connection: its negotiated header extension IDs (nil when
-    /// not negotiated). With transport-cc, `tick` sends it feedback.
+    /// not negotiated). With transport-cc, `tick` sends it feedback; with
+    /// audio level, its audio feeds `takeAudioActivity`.
     public func addPublisher(
-        transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?, rtcpSSRC: SSRC = SSRC(1)
+        transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?,
+        audioLevelExtensionID: UInt8? = nil, rtcpSSRC: SSRC = SSRC(1)
     ) throws(RouterError) {
         guard publishers[transport] == nil, subscribers[transport] == nil else {
             throw .duplicateTransport(transport)
         }
         publishers[transport] = PublisherSession(
             transport: transport, transportCCExtensionID: transportCCExtensionID,
-            midExtensionID: midExtensionID, rtcpSSRC: rtcpSSRC)
+            midExtensionID: midExtensionID, audioLevelExtensionID: audioLevelExtensionID, rtcpSSRC: rtcpSSRC)
     }
 
     /// Removes a publisher connection and every track it published (with

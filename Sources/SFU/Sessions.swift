@@ -1,4 +1,5 @@
 import Packets
+import WebRTC
 
 /// A publisher connection as the router knows it: its header extension
 /// IDs, the tracks it publishes, and its transport-cc arrivals.
@@ -6,15 +7,23 @@ final class PublisherSession {
     let transport: TransportID
     let transportCCExtensionID: UInt8?
     let midExtensionID: UInt8?
+    /// `ssrc-audio-level` (RFC 6464) on its audio, for dominant speaker.
+    let audioLevelExtensionID: UInt8?
+    /// When RTP or RTCP last came from it (network quality's "no media").
+    var lastHeard: MediaTime?
     /// The SSRC our RTCP to this connection (RR, PLI, feedback) is sent from.
     let rtcpSSRC: SSRC
     var receivers: [Receiver] = []
     let transportCC: TransportCCRecorder?
 
-    init(transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?, rtcpSSRC: SSRC) {
+    init(
+        transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?, audioLevelExtensionID: UInt8?,
+        rtcpSSRC: SSRC
+    ) {
         self.transport = transport
         self.transportCCExtensionID = transportCCExtensionID
         self.midExtensionID = midExtensionID
+        self.audioLevelExtensionID = audioLevelExtensionID
         self.rtcpSSRC = rtcpSSRC
         self.transportCC = transportCCExtensionID == nil ? nil : TransportCCRecorder()
     }
@@ -30,6 +39,16 @@ final class SubscriberSession {
     var transportSequence: UInt16 = 1
     var audioPaused = false
     var downTracks: [DownTrack] = []
+    /// When RTCP last came from it.
+    var lastHeard: MediaTime?
+    /// What its receiver reports said since the last `takeLinkSample`: the
+    /// link's own loss per kind (the publisher's loss taken out), the largest
+    /// link jitter per kind, and the newest RTT.
+    var linkAudio = LinkSample.LossCount()
+    var linkVideo = LinkSample.LossCount()
+    var linkAudioJitter: Double?
+    var linkVideoJitter: Double?
+    var roundTripTime: (seconds: Double, at: MediaTime)?
 
     init(transport: TransportID, midExtensionID: UInt8?, transportCCExtensionID: UInt8?) {
         self.transport = transport

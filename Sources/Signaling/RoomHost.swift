@@ -121,6 +121,15 @@ public actor RoomHost {
         connections[participant]?.deliver(notice)
     }
 
+    /// Hands `notice` to every connected participant of `room` (network
+    /// quality and dominant speaker go to everyone, the subject included).
+    public func broadcast(room: RoomSID, _ notice: ParticipantNotice) {
+        guard let participants = try? service.participants(inRoom: room.rawValue) else { return }
+        for participant in participants where participant.status == .connected {
+            connections[participant.sid]?.deliver(notice)
+        }
+    }
+
     // MARK: - Internals
 
     /// The current time, after running any timer that is already due (the

@@ -82,6 +82,10 @@ extension ServerMessage {
                     content: message.content, contentType: message.contentType, sequenceNumber: message.sequenceNumber))
         case .mediaError(let code, let message):
             self = .error(id: nil, code: code, message: message)
+        case .networkQuality(let participant, let level, let warnings):
+            self = .networkQuality(participantSid: participant.rawValue, level: level, warnings: warnings.map(\.rawValue))
+        case .dominantSpeaker(let participant):
+            self = .dominantSpeaker(participantSid: participant?.rawValue)
         case .subscriptionsChanged, .disconnected:
             return nil
         }

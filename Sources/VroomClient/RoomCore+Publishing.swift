@@ -59,6 +59,7 @@ extension RoomCore {
         engine.setLocalTracks(
             audio.map { LocalMediaTrack(name: $0.name, kind: .audio, enabled: isSending(audio: $0)) }
                 + video.map { LocalMediaTrack(name: $0.name, kind: .video, enabled: isSending(video: $0)) })
+        if publisherRestartPending { logger.info("publisher: restarting ICE") }
         let offer = engine.makePublishOffer(iceRestart: publisherRestartPending)
         publisherRestartPending = false
         let enabled = Dictionary(uniqueKeysWithValues: audio.map { ($0.name, $0.isEnabled) } + video.map { ($0.name, $0.isEnabled) })
@@ -77,6 +78,7 @@ extension RoomCore {
 
     func applyPublishAnswer(id: String?, sdp: String, tracks: [ServerSignal.PublishedTrack]) {
         guard let id, id == publishRequestID, let engine else { return }
+        logger.debug("publish answer \(id)")
         publishRequestID = nil
         do {
             try engine.applyPublishAnswer(sdp)

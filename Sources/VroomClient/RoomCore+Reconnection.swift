@@ -69,6 +69,9 @@ extension RoomCore {
 
     func handle(_ event: MediaEngineEvent) {
         guard !isFinished else { return }
+        if case .connectionStateChanged(let role, let state) = event {
+            logger.info("media \(role): \(state)")
+        }
         switch event {
         case .connectionStateChanged(let role, .connected):
             mediaConnected(role)

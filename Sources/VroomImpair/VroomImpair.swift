@@ -21,7 +21,9 @@ struct VroomImpair: ParsableCommand {
             Clients send to 127.0.0.1:<listen port>; each client's datagrams go to the target \
             from a socket of its own, and the target's replies come back. Prints one JSON line \
             {"event":"listening","port":N,...} at start, one {"event":"counters",...} line on \
-            SIGUSR1, and a final {"event":"stopped",...} line with the counters on SIGTERM or SIGINT.
+            SIGUSR1, and a final {"event":"stopped",...} line with the counters on SIGTERM or SIGINT. \
+            With --impair-after and --clear-after the link changes at run time (clean, then \
+            impaired, then clean again), each change printed as {"event":"profile","impaired":...}.
             """)
 
     @Option(help: "Dotted IPv4 address to listen on.")
@@ -63,6 +65,12 @@ struct VroomImpair: ParsableCommand {
     @Option(help: "Probability that one byte of a datagram is flipped (0...1).")
     var corrupt: Double = 0
 
+    @Option(help: "Relay clean until this many seconds after start, then impair (default: impaired from the start).")
+    var impairAfter: Double?
+
+    @Option(help: "Stop impairing this many seconds after start (default: never).")
+    var clearAfter: Double?
+
     func validate() throws {
         for (name, value) in [("drop", drop), ("reorder", reorder), ("duplicate", duplicate), ("corrupt", corrupt)]
         where !(0...1).contains(value) {
@@ -72,6 +80,12 @@ struct VroomImpair: ParsableCommand {
             throw ValidationError("--jitter-distribution must be uniform or normal")
         }
         guard parsedTarget != nil else { throw ValidationError("--target must be IPV4:PORT") }
+        for (name, value) in [("impair-after", impairAfter), ("clear-after", clearAfter)] {
+            if let value, !(value >= 0) { throw ValidationError("--\(name) must be a number of seconds >= 0") }
+        }
+        if let impairAfter, let clearAfter, clearAfter < impairAfter {
+            throw ValidationError("--clear-after must not come before --impair-after")
+        }
     }
 
     var parsedTarget: (host: String, port: UInt16)? {
@@ -95,16 +109,24 @@ struct VroomImpair: ParsableCommand {
         for signal in [SIGTERM, SIGINT, SIGUSR1] { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
+        let upstream = directions == .down ? ImpairmentProfile.none : profile
+        let downstream = directions == .up ? ImpairmentProfile.none : profile
+        let startsImpaired = impairAfter == nil || impairAfter! <= 0
         let relay: UDPImpairmentRelay
         do {
             relay = try UDPImpairmentRelay(
                 .init(
                     listenHost: listenHost, listenPort: listenPort, targetHost: targetHost, targetPort: targetPort,
-                    upstream: directions == .down ? .none : profile,
-                    downstream: directions == .up ? .none : profile, seed: seed))
+                    upstream: startsImpaired ? upstream : .none, downstream: startsImpaired ? downstream : .none,
+                    seed: seed))
         } catch {
             throw ValidationError("\(error)")
         }
+        // The link's changes, in seconds after start: impaired, then clean.
+        var schedule: [(at: Double, impaired: Bool)] = []
+        if !startsImpaired, let impairAfter { schedule.append((impairAfter, true)) }
+        if let clearAfter { schedule.append((clearAfter, false)) }
+        let started = Date()
         relay.start()
         emit([
             "event": "listening", "port": Int(relay.port), "host": listenHost, "target": target,
@@ -113,8 +135,21 @@ struct VroomImpair: ParsableCommand {
         ])
 
         while true {
-            var received: Int32 = 0
-            guard sigwait(&signals, &received) == 0 else { continue }
+            if let next = schedule.first, Date().timeIntervalSince(started) >= next.at {
+                schedule.removeFirst()
+                relay.setProfiles(
+                    upstream: next.impaired ? upstream : .none, downstream: next.impaired ? downstream : .none)
+                emit(["event": "profile", "impaired": next.impaired, "seconds": next.at])
+                continue
+            }
+            // Wait for a signal, or until the next change is due.
+            var wait = timespec(tv_sec: 3600, tv_nsec: 0)
+            if let next = schedule.first {
+                let seconds = max(0, next.at - Date().timeIntervalSince(started))
+                wait = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+            }
+            let received = sigtimedwait(&signals, nil, &wait)
+            guard received > 0 else { continue }
             if received == SIGUSR1 {
                 emit(["event": "counters", "counters": try jsonObject(relay.counters)])
                 continue

@@ -211,9 +211,10 @@ struct Serve: AsyncParsableCommand {
         if configuration.dev {
             logger.warning("DEVELOPMENT MODE: listening on 127.0.0.1 only, API key 'devkey', secret 'devsecret'. Never use --dev in production.")
         }
-        // Media failures reach the participants' sessions through the room
+        // Media events reach the participants' sessions through the room
         // host; the workers only enqueue (10k: far more than a node's
-        // participants can fail at once).
+        // participants can fail at once, and 10 s of one quality event a
+        // second from each of 1,000 participants).
         let (mediaEvents, mediaEventInput) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(10_000))
         let announced = configuration.rtc.announceIPs.isEmpty ? InterfaceAddresses.defaultAnnounced() : configuration.rtc.announceIPs
         let media = try MediaPlane(
@@ -244,12 +245,11 @@ struct Serve: AsyncParsableCommand {
             media.handle(events)
             recorder.enqueue(events)
         })
+        // Failures, network quality and dominant speaker reach the sessions
+        // through the room host (RoomHost.handle).
         let mediaFailures = Task {
             for await event in mediaEvents {
-                guard case .failed(let participant, let connection, let code, let message) = event else { continue }
-                logger.info("\(participant.rawValue): \(connection.rawValue) media connection failed: \(code) \(message)")
-                let protocolCode = ProtocolErrorCode(rawValue: code) ?? .mediaConnectionError
-                await host.notify(participant, .mediaError(protocolCode, message: "\(connection.rawValue) connection: \(message)"))
+                if let line = await host.handle(event) { logger.info("\(line)") }
             }
         }
         let signaling = SignalingEndpoint(

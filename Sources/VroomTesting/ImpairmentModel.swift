@@ -12,13 +12,19 @@ import Darwin
 /// profile and the outcome, so changing one knob (say the delay) leaves the
 /// other knobs' decisions for a seed unchanged.
 public struct ImpairmentModel: Sendable {
-    public let profile: ImpairmentProfile
+    public private(set) var profile: ImpairmentProfile
     public private(set) var counters = ImpairmentCounters()
     private var generator: SeededGenerator
 
     public init(profile: ImpairmentProfile, seed: UInt64) {
         self.profile = profile
         self.generator = SeededGenerator(seed: seed)
+    }
+
+    /// Changes the link from the next datagram on; the random stream goes on
+    /// where it was, so a run with the same seed and schedule replays.
+    public mutating func setProfile(_ profile: ImpairmentProfile) {
+        self.profile = profile
     }
 
     /// The decision for the next datagram, of `length` bytes; counts it.

@@ -56,10 +56,11 @@ public final class ServerProcess: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Waits up to 20 s for a log line matching `pattern`; returns its first capture group.
-    public func waitFor(_ pattern: String) throws -> String {
+    /// Waits up to `seconds` (60: a loaded 2-core machine starts slowly)
+    /// for a log line matching `pattern`; returns its first capture group.
+    public func waitFor(_ pattern: String, seconds: Int = 60) throws -> String {
         let regex = try NSRegularExpression(pattern: pattern)
-        for _ in 0..<200 {
+        for _ in 0..<(seconds * 10) {
             let text = output
             if let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
                 let range = Range(match.range(at: 1), in: text)

@@ -66,6 +66,10 @@ public final class UDPImpairmentRelay: Sendable {
     private struct Shared {
         var phase = Phase.idle
         var counters = RelayCounters()
+        /// Profiles set while running, and a count of changes the relay
+        /// thread compares with its own.
+        var profiles: (upstream: ImpairmentProfile, downstream: ImpairmentProfile)?
+        var profileGeneration = 0
     }
 
     public let configuration: Configuration
@@ -147,6 +151,21 @@ public final class UDPImpairmentRelay: Sendable {
         return counters
     }
 
+    /// Changes both directions' impairment at run time (a link that gets
+    /// worse or recovers): applies from the next datagram the relay handles.
+    /// Datagrams already queued keep their delays.
+    public func setProfiles(upstream: ImpairmentProfile, downstream: ImpairmentProfile) {
+        shared.withLock { state in
+            state.profiles = (upstream, downstream)
+            state.profileGeneration += 1
+        }
+    }
+
+    /// The profiles in use now: the configuration's until `setProfiles`.
+    public var profiles: (upstream: ImpairmentProfile, downstream: ImpairmentProfile) {
+        shared.withLock { $0.profiles } ?? (configuration.upstream, configuration.downstream)
+    }
+
     /// The counters as of the relay thread's last pass (at most one poll ago).
     public var counters: RelayCounters { shared.withLock { $0.counters } }
 
@@ -181,6 +200,7 @@ public final class UDPImpairmentRelay: Sendable {
         var sent = (upstream: 0, downstream: 0)
         var sendErrors = (upstream: 0, downstream: 0)
         var refusedClients = 0
+        var profileGeneration = 0
         var buffer = [UInt8](repeating: 0, count: 65_536)
 
         init(relay: UDPImpairmentRelay) {
@@ -214,6 +234,8 @@ public final class UDPImpairmentRelay: Sendable {
                     return
                 }
                 if fds[0].revents != 0 { return }
+                // Before deciding about what just arrived.
+                adoptProfiles()
                 // Clients polled this pass only: reading the listening socket may add some.
                 let polledClients = fds.count - 2
                 if fds[1].revents != 0 { readFromClients() }
@@ -305,6 +327,15 @@ public final class UDPImpairmentRelay: Sendable {
                 }
                 if result < 0 { sendErrors.downstream += 1 } else { sent.downstream += 1 }
             }
+        }
+
+        /// Takes profiles set by `setProfiles` since the last pass.
+        mutating func adoptProfiles() {
+            let (generation, profiles) = relay.shared.withLock { ($0.profileGeneration, $0.profiles) }
+            guard generation != profileGeneration, let profiles else { return }
+            profileGeneration = generation
+            upstream.setProfile(profiles.upstream)
+            downstream.setProfile(profiles.downstream)
         }
 
         func publishCounters() {

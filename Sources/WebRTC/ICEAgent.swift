@@ -60,7 +60,7 @@ public final class ICEAgent {
     private let consentTimeout: UInt64
     private let checkInterval: UInt64
     private let consentCheckInterval: UInt64
-    private let startedAt: MediaTime
+    private var startedAt: MediaTime
     /// The last authenticated check (lite) or success (controlling).
     private var lastConsent: MediaTime?
     private var nextCheck: MediaTime?
@@ -114,6 +114,20 @@ public final class ICEAgent {
         outgoingUsername = remote.ufrag + ":" + local.ufrag
         pendingChecks.removeAll()
         if case .controlling = mode, !isFailed { nextCheck = MediaTime(nanoseconds: 0) }
+    }
+
+    /// Brings a failed controlling agent back for an ICE restart (new
+    /// credentials on both sides): the consent and nomination clocks start
+    /// again at `now`, checks go out at once.
+    public func revive(local: ICECredentials, remote: ICECredentials, now: MediaTime) {
+        isFailed = false
+        startedAt = now
+        // Nominate again: checks every `checkInterval` until one succeeds,
+        // which reports `.selected` (the path may have changed).
+        selectedAddress = nil
+        lastConsent = nil
+        restart(local: local, remote: remote)
+        if case .controlling = mode { nextCheck = MediaTime(nanoseconds: 0) }
     }
 
     // MARK: Input

@@ -27,6 +27,8 @@ public final class PeerTransport {
     public private(set) var counters = TransportCounters()
     /// Set once, with the first failure.
     public private(set) var failure: WebRTCError?
+    /// The failure came from the ICE agent (see `recoverICE`).
+    private var failedInICE = false
     /// The negotiated SRTP profile, once connected.
     public private(set) var srtpProfile: SRTPProfile?
 
@@ -240,6 +242,21 @@ public final class PeerTransport {
         ice.restart(local: local, remote: remote.ice)
     }
 
+    /// An ICE restart after ICE itself failed (consent expired, no
+    /// check answered): DTLS and SRTP are still good, so the transport
+    /// comes back with the new credentials instead of a new handshake
+    /// (the peer keeps its DTLS session). False when the failure was not
+    /// ICE's (DTLS, fingerprint) or there is no SRTP yet: start anew then.
+    public func recoverICE(local: ICECredentials, remote: RemoteTransportParameters, now: MediaTime) -> Bool {
+        guard failure != nil, failedInICE, srtp != nil, !isClosed else { return false }
+        failure = nil
+        failedInICE = false
+        localICE = local
+        self.remote.ice = remote.ice
+        ice.revive(local: local, remote: remote.ice, now: now)
+        return true
+    }
+
     /// Queues DTLS close_notify (poll it to tell the peer) and frees the
     /// OpenSSL and libsrtp state. Idempotent; `deinit` does it too.
     public func close() {
@@ -264,6 +281,7 @@ public final class PeerTransport {
                     collectDTLSEvents()
                 }
             case .failed(let error):
+                if failure == nil { failedInICE = true }
                 fail(error)
             }
         }

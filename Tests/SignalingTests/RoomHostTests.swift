@@ -1,4 +1,5 @@
 import Foundation
+import MediaIO
 import Rooms
 import Signaling
 import Testing
@@ -34,6 +35,9 @@ final class RecordingConnection: ParticipantConnection, @unchecked Sendable {
         case .subscriptionsChanged: "subscriptionsChanged"
         case .disconnected(let error): "disconnected \(error.code)"
         case .mediaError(let code, _): "mediaError \(code.rawValue)"
+        case .networkQuality(let participant, let level, let warnings):
+            "networkQuality \(participant.rawValue) \(level) \(warnings.map(\.rawValue))"
+        case .dominantSpeaker(let participant): "dominantSpeaker \(participant?.rawValue ?? "null")"
         }
     }
 }
@@ -120,5 +124,24 @@ final class EventLog: @unchecked Sendable {
         #expect(!alice.received.contains("participantReconnecting"))
         await host.leave(participant: first.participant.sid, connection: newer)
         #expect(alice.received.last == "participantDisconnected")
+    }
+
+    @Test func qualityAndSpeakerEventsReachEveryoneInTheRoomAndNobodyElse() async throws {
+        let host = RoomHost()
+        let alice = RecordingConnection()
+        let bob = RecordingConnection()
+        let carol = RecordingConnection()
+        let a = try await join(host, "alice", connection: alice)
+        _ = try await join(host, "bob", connection: bob)
+        _ = try await join(host, "carol", room: "elsewhere", connection: carol)
+        await host.handle(.networkQuality(
+            room: a.room.sid, participant: a.participant.sid, level: 2, warnings: [.highPacketLoss, .lowMOS]))
+        await host.handle(.dominantSpeaker(room: a.room.sid, participant: a.participant.sid))
+        await host.handle(.dominantSpeaker(room: a.room.sid, participant: nil))
+        let quality = "networkQuality \(a.participant.sid.rawValue) 2 [\"high-packet-loss\", \"low-mos\"]"
+        let expected = [quality, "dominantSpeaker \(a.participant.sid.rawValue)", "dominantSpeaker null"]
+        #expect(Array(alice.received.suffix(3)) == expected, "the subject is told too")
+        #expect(Array(bob.received.suffix(3)) == expected)
+        #expect(!carol.received.contains { $0.hasPrefix("networkQuality") || $0.hasPrefix("dominantSpeaker") })
     }
 }

@@ -238,6 +238,27 @@ import Glibc
     }
 }
 
+extension UDPImpairmentRelayTests {
+    @Test func theProfileChangesWhileRunning() throws {
+        let target = try TestUDPSocket()
+        let relay = try UDPImpairmentRelay(
+            .init(targetPort: target.port, upstream: .init(dropProbability: 1), seed: 4))
+        relay.start()
+        defer { relay.stop() }
+        let client = try TestUDPSocket()
+        try client.send([1], to: relay.port)
+        #expect(target.receive(timeoutMilliseconds: 200) == nil)
+        relay.setProfiles(upstream: .none, downstream: .none)
+        #expect(relay.profiles.upstream == .none)
+        // Adopted before the relay decides about the next datagram.
+        try client.send([2], to: relay.port)
+        try client.send([3], to: relay.port)
+        var received: [UInt8] = []
+        while let (bytes, _) = target.receive(timeoutMilliseconds: 300) { received += bytes }
+        #expect(received == [2, 3])
+    }
+}
+
 /// A blocking IPv4 UDP socket on 127.0.0.1 for the relay tests.
 private final class TestUDPSocket {
     let fd: Int32

@@ -36,7 +36,7 @@ final class TransportPair {
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
 
     init(serverDTLSRole: DTLSRole = .server, clientMTU: Int = 1200, serverMTU: Int = 1200,
-         serverExpectsFingerprint: String? = nil, consentTimeout: Duration = .seconds(30),
+         serverExpectsFingerprint: String? = nil, consentTimeout: Duration = .seconds(30), clientConsentTimeout: Duration? = nil,
          clientProfiles: [SRTPProfile] = SRTPProfile.allCases, serverProfiles: [SRTPProfile] = SRTPProfile.allCases) throws {
         let serverRemote = RemoteTransportParameters(
             ice: clientICE, fingerprintAlgorithm: "sha-256",
@@ -52,7 +52,7 @@ final class TransportPair {
             certificate: TestCertificates.client, localICE: clientICE, remote: clientRemote,
             dtlsRole: serverDTLSRole == .server ? .client : .server, iceMode: .controlling(remote: serverAddress),
             configuration: PeerTransportConfiguration(
-                consentTimeout: consentTimeout, mtu: clientMTU, srtpProfiles: clientProfiles), now: now)
+                consentTimeout: clientConsentTimeout ?? consentTimeout, mtu: clientMTU, srtpProfiles: clientProfiles), now: now)
     }
 
     deinit { scratch.deallocate() }

@@ -311,6 +311,57 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         #expect(pair.receive(old, at: pair.server, from: pair.clientAddress) == .dropped(.stunUnknownUsername))
     }
 
+    @Test func aClientWhoseConsentExpiredRecoversByAnICERestartWithoutANewHandshake() throws {
+        // The client gives up after 10 s; the server would wait 30.
+        let pair = try TransportPair(clientConsentTimeout: .seconds(10))
+        pair.connect()
+        let handshakeDatagrams = pair.toServer.filter { (20...63).contains($0[0]) }.count
+        // The path dies until the client's agent gives up.
+        pair.clientToServerOpen = false
+        pair.run(for: .seconds(15)) { pair.client.failure != nil }
+        #expect(pair.client.failure?.code == 53405)
+        #expect(pair.server.failure == nil, "the server's own consent clock has not run out yet")
+        // The path is back; both sides restart ICE with new credentials.
+        pair.clientToServerOpen = true
+        let newServer = ICECredentials(ufrag: "srv3", password: "server-password-recover-01")
+        let newClient = ICECredentials(ufrag: "cli3", password: "client-password-recover-01")
+        pair.server.restartICE(local: newServer, remote: RemoteTransportParameters(
+            ice: newClient, fingerprintAlgorithm: "sha-256", fingerprint: TestCertificates.client.fingerprint))
+        let recovered = pair.client.recoverICE(
+            local: newClient,
+            remote: RemoteTransportParameters(
+                ice: newServer, fingerprintAlgorithm: "sha-256", fingerprint: TestCertificates.server.fingerprint),
+            now: pair.now)
+        #expect(recovered)
+        #expect(pair.client.failure == nil)
+        pair.clientEvents.removeAll()
+        pair.run(for: .seconds(2)) { pair.clientEvents.contains(.selected(pair.serverAddress)) }
+        #expect(pair.clientEvents.contains(.selected(pair.serverAddress)), "nominated again")
+        #expect(pair.client.isConnected)
+        #expect(pair.toServer.filter { (20...63).contains($0[0]) }.count == handshakeDatagrams, "no new DTLS handshake")
+        // Media flows again with the same SRTP keys.
+        let slot = PacketSlot()
+        let protected = try #require(pair.client.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 40))))
+        #expect(pair.server.receive(slot.buffer, length: protected, from: pair.clientAddress, now: pair.now)
+            == .rtp(length: 112))
+        // And it stays up past the old consent deadline.
+        pair.run(for: .seconds(40))
+        #expect(pair.client.failure == nil && pair.server.failure == nil)
+    }
+
+    @Test func onlyAnICEFailureIsRecoverable() throws {
+        let pair = try TransportPair()
+        pair.connect()
+        // Not failed: nothing to recover.
+        #expect(!pair.client.recoverICE(local: pair.clientICE, remote: pair.client.remote, now: pair.now))
+        // Failed before DTLS ever finished (no SRTP): start anew instead.
+        let silent = try TransportPair()
+        silent.clientToServerOpen = false
+        silent.run(for: .seconds(31)) { silent.client.failure != nil }
+        #expect(silent.client.failure?.code == 53405)
+        #expect(!silent.client.recoverICE(local: silent.clientICE, remote: silent.client.remote, now: silent.now))
+    }
+
     @Test func closeSendsCloseNotifyAndThePeerReportsIt() throws {
         let pair = try TransportPair()
         pair.connect()

@@ -16,6 +16,15 @@ Scenarios (default: all):
           retransmission counter is above 0
   d       headless Chromium on the demo page + one aiortc participant,
           media both ways (getStats in Chrome, decoding in aiortc)
+  nq-loss three audio participants, one through vroom-impair at 10% loss
+          both ways for 22 s: everyone is told `high-packet-loss` for that
+          one only, its level drops and recovers, the warning clears
+  nq-rtt  two participants, one with 500 ms added delay (server to it)
+          from 6 s to 18 s: `high-rtt` for that one only, raised then
+          cleared, its level drops and recovers
+  speaker two speakers of different loudness (aiortc's ssrc-audio-level):
+          quiet alone, both, quiet alone, silence gives dominantSpeaker
+          quiet, loud, quiet, null
 
 --signaling-only passes a scenario that stops at its first media step when
 every check before it passed: CI can guard the signaling half until the
@@ -30,6 +39,7 @@ first media step and says which one (the signaling before it is checked).
 
 import argparse
 import asyncio
+import json
 import os
 import socket
 import sys
@@ -471,6 +481,120 @@ async def scenario_self(report, context):
                  f"down: received {down.get('received')}, dropped {down.get('dropped')}")
 
 
+# -- network quality and dominant speaker (issue 6) -------------------------------
+
+def quality_of(p, subject_sid, since=0.0):
+    """[(time, message)] of the networkQuality messages `p` got about `subject_sid`."""
+    return [(t, m) for t, m in p.events_of("networkQuality", since) if m.get("participantSid") == subject_sid]
+
+
+def describe_quality(messages, t0):
+    return "; ".join(f"+{t - t0:.1f}s level {m['level']} {m['warnings']}" for t, m in messages)
+
+
+async def quality_scenario(report, context, room, warning, relay, impaired_name, names, clear_at, start_wait):
+    """Shared by nq-loss and nq-rtt: `impaired_name` goes through `relay`
+    (vroom-impair's options; its impairment ends `clear_at` s after the relay
+    starts). Checks that everyone hears `warning` about it and about nobody
+    else, that it clears after the impairment, that the level drops and
+    recovers, and the once-a-second limit."""
+    options, extra = relay
+    relay = ImpairmentRelay(context.impair, context.server.rtc_ports[0], seed=11, extra_args=extra, **options).start()
+    started = time.monotonic()
+    context.cleanup.append(lambda: asyncio.sleep(0, relay.stop()))
+    print(f"    vroom-impair on UDP {relay.port} -> {context.server.rtc_ports[0]}: {options} {' '.join(extra)}")
+    participants = [Participant(context.server.url, name, room, tone=TONES[i], log=context.log, publish_video=False,
+                                relay_port=relay.port if name == impaired_name else None)
+                    for i, name in enumerate(names)]
+    context.cleanup.extend(p.close for p in participants)
+    await join_all(report, participants)
+    await publish_all(report, participants)
+    await wait_for_offers(report, participants, {p.identity: {(q, "mic") for q in names if q != p.identity}
+                                                 for p in participants})
+    await wait_for_media_path(report, participants, timeout=30)
+    sid = {p.identity: p.participant_sid for p in participants}
+    impaired = sid[impaired_name]
+
+    def told(p, wanted):
+        return any(wanted(m) for _, m in quality_of(p, impaired))
+
+    raised = await wait_until(lambda: all(told(p, lambda m: warning in m["warnings"]) for p in participants),
+                              max(5, started + start_wait - time.monotonic()))
+    first = min((t for p in participants for t, m in quality_of(p, impaired) if warning in m["warnings"]),
+                default=None)
+    report.check(f"everyone is told {impaired_name} has {warning}", raised,
+                 f"first after {first - started:.1f} s of the relay" if first else "not in time")
+    clear_time = started + clear_at
+    await asyncio.sleep(max(0, clear_time - time.monotonic()))
+    cleared = await wait_until(lambda: all(told(p, lambda m: warning not in m["warnings"]) and
+                                           warning not in quality_of(p, impaired)[-1][1]["warnings"]
+                                           for p in participants), 20)
+    last = quality_of(participants[0], impaired)
+    report.check(f"{warning} clears after the impairment stops", cleared,
+                 f"at +{last[-1][0] - clear_time:.1f} s after it stopped" if cleared and last else "still raised")
+    await asyncio.sleep(2)
+    levels = [m["level"] for _, m in quality_of(participants[0], impaired)]
+    report.check(f"{impaired_name}'s level drops while impaired and recovers", levels and min(levels) <= 3 and
+                 levels[-1] >= 4, f"levels {levels}")
+    others = [(p.identity, m) for p in participants for _, m in p.events_of("networkQuality")
+              if m.get("participantSid") != impaired and warning in m["warnings"]]
+    report.check(f"nobody else is warned of {warning}", not others, f"{others[:3]}" if others else
+                 f"{sum(len(p.events_of('networkQuality')) for p in participants)} networkQuality messages in all")
+    for name in names:
+        spaced = [t for t, _ in quality_of(participants[0], sid[name])]
+        gaps = [b - a for a, b in zip(spaced, spaced[1:])]
+        report.check(f"networkQuality about {name} at most once a second", all(g >= 0.9 for g in gaps),
+                     f"{len(spaced)} messages, shortest gap {min(gaps):.2f} s" if gaps else f"{len(spaced)} message(s)")
+    print(f"    what {names[0]} heard about {impaired_name}: "
+          f"{describe_quality(quality_of(participants[0], impaired), started)}")
+    counters = relay.stop() or {}
+    print(f"    relay counters: {json.dumps(counters)}")
+
+
+async def scenario_quality_loss(report, context):
+    await quality_scenario(
+        report, context, "interop-nq-loss", "high-packet-loss", ({"drop": 0.10}, ["--clear-after", "22"]),
+        "p2", ["p0", "p1", "p2"], clear_at=22, start_wait=22)
+
+
+async def scenario_quality_rtt(report, context):
+    await quality_scenario(
+        report, context, "interop-nq-rtt", "high-rtt",
+        ({"delay_ms": 500}, ["--directions", "down", "--impair-after", "6", "--clear-after", "18"]),
+        "p1", ["p0", "p1"], clear_at=18, start_wait=18)
+
+
+async def scenario_speaker(report, context):
+    room = "interop-speaker"
+    quiet = Participant(context.server.url, "quiet", room, tone=TONES[0], log=context.log, publish_video=False,
+                        amplitude=0)
+    loud = Participant(context.server.url, "loud", room, tone=TONES[1], log=context.log, publish_video=False,
+                       amplitude=0)
+    participants = [quiet, loud]
+    context.cleanup.extend(p.close for p in participants)
+    await join_all(report, participants)
+    await publish_all(report, participants)
+    await wait_for_offers(report, participants, {"quiet": {("loud", "mic")}, "loud": {("quiet", "mic")}})
+    await wait_for_media_path(report, participants)
+    await asyncio.sleep(1.5)
+    t0 = time.monotonic()
+    names = {quiet.participant_sid: "quiet", loud.participant_sid: "loud", None: None}
+    # About -33 dBov and -13 dBov (ToneTrack).
+    steps = [("quiet speaks", 1000, 0, 3.0), ("both speak", 1000, 10000, 3.0), ("quiet alone again", 1000, 0, 3.0),
+             ("silence", 0, 0, 3.5)]
+    for label, quiet_amplitude, loud_amplitude, seconds in steps:
+        quiet.audio_source.amplitude = quiet_amplitude
+        loud.audio_source.amplitude = loud_amplitude
+        print(f"    +{time.monotonic() - t0:.1f}s {label}")
+        await asyncio.sleep(seconds)
+    expected = ["quiet", "loud", "quiet", None]
+    for p in participants:
+        events = p.events_of("dominantSpeaker")
+        seen = [names.get(m.get("participantSid"), m.get("participantSid")) for _, m in events]
+        report.check(f"{p.identity} hears dominantSpeaker {expected}", seen == expected,
+                     ", ".join(f"+{t - t0:.1f}s {names.get(m.get('participantSid'), '?')}" for t, m in events))
+
+
 SCENARIOS = {
     "self": ("the tooling alone: aiortc to aiortc through vroom-impair (no server)", scenario_self),
     "a2": ("two aiortc participants exchange audio and video", lambda r, c: scenario_a(r, c, 2)),
@@ -478,6 +602,9 @@ SCENARIOS = {
     "b": ("disable/enable stops and resumes forwarding; unpublish leaves the next offer", scenario_b),
     "c": ("5% loss and 50 +/- 10 ms jitter through vroom-impair", scenario_c),
     "d": ("Chromium (demo page) and aiortc exchange media both ways", scenario_d),
+    "nq-loss": ("10% loss on one of three participants: high-packet-loss for it only", scenario_quality_loss),
+    "nq-rtt": ("500 ms added delay on one of two participants: high-rtt for it only", scenario_quality_rtt),
+    "speaker": ("two speakers of different loudness: the dominantSpeaker sequence", scenario_speaker),
 }
 
 
@@ -547,7 +674,7 @@ async def main():
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(unknown)}")
     args.server = find_binary("vroom-server", args.server)
-    if "c" in names or "self" in names:
+    if {"c", "self", "nq-loss", "nq-rtt"} & set(names):
         args.impair = find_binary("vroom-impair", args.impair)
     log_dir = args.log_dir or tempfile.mkdtemp(prefix="vroom-interop-")
     os.makedirs(log_dir, exist_ok=True)

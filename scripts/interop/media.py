@@ -27,13 +27,17 @@ BLACK, WHITE = 16, 235
 
 
 class ToneTrack(MediaStreamTrack):
-    """Mono 48 kHz sine of `frequency` Hz in 20 ms frames, paced in real time."""
+    """Mono 48 kHz sine of `frequency` Hz in 20 ms frames, paced in real time.
+    `amplitude` (0...32767, changeable while it plays) sets the loudness that
+    aiortc writes into the ssrc-audio-level extension: 10000 is about
+    -13 dBov, 1000 about -33 dBov, 0 silence (-127)."""
 
     kind = "audio"
 
-    def __init__(self, frequency):
+    def __init__(self, frequency, amplitude=10000):
         super().__init__()
         self.frequency = frequency
+        self.amplitude = amplitude
         self._start = None
         self._samples = 0
 
@@ -48,7 +52,7 @@ class ToneTrack(MediaStreamTrack):
             if wait > 0:
                 await asyncio.sleep(wait)
         t = (np.arange(AUDIO_SAMPLES) + self._samples) / AUDIO_RATE
-        samples = (np.sin(2 * np.pi * self.frequency * t) * 10000).astype(np.int16)
+        samples = (np.sin(2 * np.pi * self.frequency * t) * self.amplitude).astype(np.int16)
         frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
         frame.sample_rate = AUDIO_RATE
         frame.pts = self._samples

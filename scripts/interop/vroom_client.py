@@ -113,11 +113,12 @@ class Participant:
     name -> (ok, detail), in order, for the test's report."""
 
     def __init__(self, http_url, identity, room, tone=440.0, relay_port=None, log=print,
-                 video_size=(320, 240), publish_audio=True, publish_video=True, token=None):
+                 video_size=(320, 240), publish_audio=True, publish_video=True, token=None, amplitude=10000):
         self.http_url = http_url.rstrip("/")
         self.identity = identity
         self.room = room
         self.tone = tone
+        self.amplitude = amplitude
         self.relay_port = relay_port
         self.log = log
         self.video_size = video_size
@@ -239,7 +240,7 @@ class Participant:
         self.pc_pub = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
         self.pc_pub.on("connectionstatechange", lambda: self._connection_state("publisher", self.pc_pub))
         if self.publish_audio:
-            self.audio_source = ToneTrack(self.tone)
+            self.audio_source = ToneTrack(self.tone, self.amplitude)
             self.pub_transceivers["mic"] = self.pc_pub.addTransceiver(self.audio_source, direction="sendonly")
         if self.publish_video:
             self.video_source = NumberedVideoTrack(*self.video_size)
@@ -321,6 +322,10 @@ class Participant:
         sink = TrackSink(track, None)
         sink.transceiver = transceiver
         self.sinks.append(sink)
+
+    def events_of(self, kind, since=0.0):
+        """[(monotonic time, message)] of `kind` received at or after `since`."""
+        return [(t, m) for t, m in self.messages if m.get("type") == kind and t >= since]
 
     def latest_offer_tracks(self):
         return self.offers[-1][1]["tracks"] if self.offers else []

@@ -1,41 +1,616 @@
-// PLACEHOLDER (lead): the interface the engine branch implements; replaced at its merge.
 import NIOCore
 import Packets
+import SDP
 import WebRTC
 
-enum MediaKind { case audio, video }
-struct LocalMediaTrack { var name: String; var kind: MediaKind; var enabled: Bool }
-struct RemoteMediaTrack { var mid: String; var trackSid: String; var participantSid: String; var kind: MediaKind }
-struct PublishOfferDescription { struct Track { var mid: String; var name: String; var kind: MediaKind; var enabled: Bool }; var sdp: String; var tracks: [Track] }
-enum MediaConnectionRole: Hashable { case publisher, subscriber }
-enum MediaConnectionState { case new, connecting, connected, failed(code: Int, message: String) }
-struct MediaEngineConfiguration {
-    var bindHost = "127.0.0.1"
-    var serverAddressOverride: STUNAddress?
-    var consentTimeout: Duration = .seconds(30)
-    var consentCheckInterval: Duration = .seconds(5)
+/// The media half of a client: its two PeerConnections to the server
+/// (PROTOCOL.md 3.1), publisher (the client offers) and subscriber (the
+/// server offers), with the same `WebRTC`, `SDP` and `Packets` code the
+/// server runs, in the client role: controlling ICE toward the server's
+/// ICE-lite host candidate, DTLS client, SRTP. It moves encoded frames:
+/// VP8 frames in are packetized (RFC 7741), Opus packets sent as they are;
+/// remote packets come out as complete, in-order frames, repaired with
+/// NACK and PLI.
+///
+/// Confined to one event loop: every method must be called on
+/// `eventLoop`; `onEvent` is called there; timers and sockets live there.
+/// `@unchecked Sendable` because of that confinement (checked by
+/// `preconditionInEventLoop` in every entry point), so an owner may keep
+/// it in a Sendable type and hop to the loop to use it.
+final class MediaEngine: @unchecked Sendable {
+    let eventLoop: any EventLoop
+    let configuration: MediaEngineConfiguration
+    private let onEvent: (MediaEngineEvent) -> Void
+    private let certificate: DTLSCertificate
+    private let publisher: EnginePeerConnection
+    private let subscriber: EnginePeerConnection
+    private var generator = SystemRandomNumberGenerator()
+    private let cname: String
+    private let streamID: String
+    private let sessionID: String
+    private var isClosed = false
+
+    // Publisher connection.
+    private var publisherICE: ICECredentials
+    private var publishVersion: UInt64 = 1
+    private var slots: [PublishOfferWriter.Slot] = []
+    private var nextMID = 0
+    private var senders: [String: LocalTrackSender] = [:]
+    private var senderNames: [SSRC: String] = [:]
+    private var publishAnswer: ServerDescription?
+    private var transportSequence: UInt16 = 0
+    private var roundTripTime: Duration?
+    /// Our SRs' NTP middle 32 bits, for RTT from the server's RRs.
+    private var sentReports: [UInt32: MediaTime] = [:]
+
+    // Subscriber connection.
+    private var subscriberICE: ICECredentials
+    private var subscriberVersion: UInt64 = 1
+    private var subscribeOffer: ServerDescription?
+    private var receivers: [SSRC: RemoteTrackReceiver] = [:]
+    private var remoteTracksByMID: [String: RemoteMediaTrack] = [:]
+    private var remoteAudioPaused = false
+    /// The SSRC our RRs, NACKs and PLIs on the subscriber connection are sent from.
+    private let receiverSSRC: SSRC
+
+    private var housekeeping: RepeatedTask?
+    private var lastReports: MediaTime
+    private var droppedPackets = 0
+    /// Where outgoing RTP/RTCP is written before protection. Sound: owned
+    /// (freed in deinit), used only on the event loop, and the writers
+    /// check its size (`.bufferTooSmall`).
+    private let packetBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
+
+    /// RTP packets at most this big (header + payload) so the SRTP packet
+    /// (plus a 16-byte tag) fits a 1200-byte datagram (PeerTransport's MTU).
+    static let maximumRTPPacketSize = 1200 - 16
+    /// Our RTP header with its extensions: 12 + 4 + mid (2) + abs-send-time
+    /// (4) + transport-cc (3) + audio level (2), padded: 28 bytes at most.
+    static let maximumHeaderSize = 28
+    /// Interval of sender and receiver reports (RFC 3550 6.2 for a few streams: ~1 s).
+    static let reportInterval: UInt64 = 1_000_000_000
+    /// At most one keyframe request per remote track in this long.
+    static let keyframeRequestInterval: UInt64 = 300_000_000
+    /// RFC 6464's V bit: voice when the level is above -50 dBov.
+    static let voiceActivityThreshold: UInt8 = 50
+
+    init(eventLoop: any EventLoop, configuration: MediaEngineConfiguration,
+         onEvent: @escaping (MediaEngineEvent) -> Void) throws {
+        eventLoop.preconditionInEventLoop()
+        self.eventLoop = eventLoop
+        self.configuration = configuration
+        self.onEvent = onEvent
+        if let given = configuration.certificate {
+            certificate = given
+        } else {
+            do {
+                certificate = try DTLSCertificate.generate()
+            } catch {
+                throw MediaEngineError.mediaConnection("cannot make a DTLS certificate: \(error.message)")
+            }
+        }
+        publisherICE = .random(using: &generator)
+        subscriberICE = .random(using: &generator)
+        cname = Self.token(16, using: &generator)
+        streamID = Self.token(16, using: &generator)
+        sessionID = String(UInt64.random(in: 1...UInt64(Int64.max), using: &generator))
+        receiverSSRC = SSRC(UInt32.random(in: 1...UInt32.max, using: &generator))
+        publisher = EnginePeerConnection(
+            role: .publisher, eventLoop: eventLoop, certificate: certificate, configuration: configuration)
+        subscriber = EnginePeerConnection(
+            role: .subscriber, eventLoop: eventLoop, certificate: certificate, configuration: configuration)
+        lastReports = EngineClock.now()
+        publisher.onRTCP = { [unowned self] buffer, length in
+            self.handlePublisherRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+        }
+        // The server sends no media on the publisher connection.
+        publisher.onRTP = { [unowned self] _, _ in self.droppedPackets += 1 }
+        publisher.onStateChange = { [unowned self] state in
+            self.onEvent(.connectionStateChanged(.publisher, state))
+            // A subscriber can decode nothing before a keyframe: ask for one
+            // as soon as media can flow.
+            guard state == .connected else { return }
+            for sender in self.senders.values.sorted(by: { $0.mid < $1.mid }) where sender.track.kind == .video {
+                self.onEvent(.keyframeRequested(trackName: sender.track.name))
+            }
+        }
+        subscriber.onRTP = { [unowned self] buffer, length in
+            self.handleSubscriberRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+        }
+        subscriber.onRTCP = { [unowned self] buffer, length in
+            self.handleSubscriberRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+        }
+        subscriber.onStateChange = { [unowned self] state in
+            self.onEvent(.connectionStateChanged(.subscriber, state))
+        }
+        publisher.bind()
+        subscriber.bind()
+        housekeeping = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) {
+            [weak self] _ in self?.tick()
+        }
+    }
+
+    deinit {
+        packetBuffer.deallocate()
+    }
+
+    // MARK: Publisher: negotiation
+
+    /// All current publications. A track that stays keeps its m-line and
+    /// SSRC; a removed one's m-line stays, inactive; a new one gets a new
+    /// m-line at the end (inactive m-lines are not reused).
+    func setLocalTracks(_ tracks: [LocalMediaTrack]) {
+        eventLoop.preconditionInEventLoop()
+        let names = Set(tracks.map(\.name))
+        for index in slots.indices {
+            if let name = slots[index].trackName, !names.contains(name) {
+                slots[index].trackName = nil
+                if let removed = senders.removeValue(forKey: name) { senderNames[removed.ssrc] = nil }
+            }
+        }
+        for track in tracks {
+            if senders[track.name] != nil {
+                senders[track.name]?.track.enabled = track.enabled
+                continue
+            }
+            var ssrc = SSRC(UInt32.random(in: 1...UInt32.max, using: &generator))
+            while senderNames[ssrc] != nil || ssrc == receiverSSRC {
+                ssrc = SSRC(UInt32.random(in: 1...UInt32.max, using: &generator))
+            }
+            let mid = String(nextMID)
+            nextMID += 1
+            slots.append(PublishOfferWriter.Slot(mid: mid, kind: track.kind, trackName: track.name, ssrc: ssrc))
+            senders[track.name] = LocalTrackSender(track: track, mid: mid, ssrc: ssrc, using: &generator)
+            senderNames[ssrc] = track.name
+        }
+    }
+
+    /// The offer for the `publish` message; `iceRestart` makes new local
+    /// ICE credentials (RFC 8445 section 9).
+    func makePublishOffer(iceRestart: Bool) -> PublishOfferDescription {
+        eventLoop.preconditionInEventLoop()
+        if iceRestart { publisherICE = .random(using: &generator) }
+        let writer = PublishOfferWriter(
+            ice: publisherICE, fingerprint: certificate.fingerprint, cname: cname, streamID: streamID,
+            sessionID: sessionID, sessionVersion: publishVersion)
+        publishVersion += 1
+        let tracks = slots.compactMap { slot -> PublishOfferDescription.Track? in
+            guard let name = slot.trackName, let sender = senders[name] else { return nil }
+            return PublishOfferDescription.Track(mid: slot.mid, name: name, kind: slot.kind, enabled: sender.track.enabled)
+        }
+        return PublishOfferDescription(sdp: writer.description(slots: slots).text, tracks: tracks)
+    }
+
+    /// Applies the server's `publishAnswer`; starts ICE and DTLS on the
+    /// first one and restarts ICE when the credentials changed. Throws
+    /// 53402 for an answer that does not fit the offer.
+    func applyPublishAnswer(_ sdp: String) throws {
+        eventLoop.preconditionInEventLoop()
+        guard !isClosed else { throw MediaEngineError.remoteDescription("the media engine is closed") }
+        let answer = try ServerDescription(parsing: sdp)
+        for slot in slots where answer.media.first(where: { $0.mid == slot.mid }) == nil {
+            throw MediaEngineError.remoteDescription("publish answer has no m-line for mid '\(slot.mid)'")
+        }
+        if answer.setup == .active {
+            throw MediaEngineError.remoteDescription("publish answer has a=setup:active; the server must be the DTLS server")
+        }
+        let target = try answer.target(bindHost: configuration.bindHost, override: configuration.serverAddressOverride)
+        publishAnswer = answer
+        try publisher.start(localICE: publisherICE, remote: answer.remote, target: target)
+    }
+
+    // MARK: Publisher: media
+
+    /// Disabled: send no media (RTCP continues).
+    func setLocalTrackEnabled(name: String, _ enabled: Bool) {
+        eventLoop.preconditionInEventLoop()
+        senders[name]?.track.enabled = enabled
+    }
+
+    /// Packetizes and sends one VP8 frame (RFC 7741, 15-bit picture ID,
+    /// marker on the last packet, 90 kHz timestamp from `captureTime`).
+    /// Dropped while the track is disabled or the connection not up.
+    func sendVideoFrame(trackName: String, data: [UInt8], isKeyframe: Bool, captureTime: MediaTime) {
+        eventLoop.preconditionInEventLoop()
+        guard var sender = senders[trackName], sender.track.kind == .video, sender.track.enabled,
+            publisher.isConnected, let media = negotiatedMedia(mid: sender.mid)
+        else { return }
+        let timestamp = sender.rtpTimestamp(captureTime)
+        let payloads = sender.packetizer.packetize(
+            data, maximumPayloadSize: Self.maximumRTPPacketSize - Self.maximumHeaderSize)
+        for (index, payload) in payloads.enumerated() {
+            let header = RTPHeader(
+                marker: index == payloads.count - 1, payloadType: media.payloadType ?? PublishOfferWriter.vp8PayloadType,
+                sequenceNumber: sender.nextSequenceNumber(), timestamp: timestamp, ssrc: sender.ssrc,
+                extensions: extensions(media.extensions, mid: sender.mid, audioLevel: nil))
+            guard let packet = write(header, payload) else { continue }
+            sender.history.store(sequence: header.sequenceNumber, packet: Array(packet))
+            if publisher.sendRTP(packet) {
+                sender.statistics.packetsSent += 1
+                sender.statistics.bytesSent += payload.count
+            }
+        }
+        sender.statistics.framesSent += 1
+        senders[trackName] = sender
+    }
+
+    /// Sends one Opus packet (20 ms, 48 kHz timestamp from `captureTime`)
+    /// with the ssrc-audio-level extension (RFC 6464: 0 loudest ... 127
+    /// silence; V set above -50 dBov).
+    func sendAudioFrame(trackName: String, data: [UInt8], audioLevel: UInt8, captureTime: MediaTime) {
+        eventLoop.preconditionInEventLoop()
+        guard var sender = senders[trackName], sender.track.kind == .audio, sender.track.enabled,
+            publisher.isConnected, let media = negotiatedMedia(mid: sender.mid)
+        else { return }
+        let level = min(audioLevel, 127)
+        let header = RTPHeader(
+            payloadType: media.payloadType ?? PublishOfferWriter.opusPayloadType,
+            sequenceNumber: sender.nextSequenceNumber(), timestamp: sender.rtpTimestamp(captureTime), ssrc: sender.ssrc,
+            extensions: extensions(
+                media.extensions, mid: sender.mid, audioLevel: (level < Self.voiceActivityThreshold ? 0x80 : 0) | level))
+        if let packet = write(header, data), publisher.sendRTP(packet) {
+            sender.statistics.packetsSent += 1
+            sender.statistics.bytesSent += data.count
+        }
+        sender.statistics.framesSent += 1
+        senders[trackName] = sender
+    }
+
+    private func negotiatedMedia(mid: String) -> ServerDescription.Media? {
+        guard let media = publishAnswer?.media.first(where: { $0.mid == mid }), !media.isRejected,
+            media.direction.receives
+        else { return nil }
+        return media
+    }
+
+    private func extensions(_ ids: NegotiatedHeaderExtensions, mid: String, audioLevel: UInt8?) -> [RTPHeader.Extension] {
+        var list: [RTPHeader.Extension] = []
+        if let id = ids.mid { list.append(.init(id: id, value: Array(mid.utf8))) }
+        if let id = ids.audioLevel, let audioLevel { list.append(.init(id: id, value: [audioLevel])) }
+        if let id = ids.absSendTime { list.append(.init(id: id, value: EngineClock.absSendTime(ntp: EngineClock.ntpNow()))) }
+        if let id = ids.transportCC {
+            list.append(.init(id: id, value: [UInt8(transportSequence >> 8), UInt8(transportSequence & 0xFF)]))
+            transportSequence &+= 1
+        }
+        return list
+    }
+
+    /// Writes a plaintext RTP packet into `packetBuffer`.
+    private func write(_ header: RTPHeader, _ payload: [UInt8]) -> UnsafeRawBufferPointer? {
+        let length = payload.withUnsafeBytes { bytes in
+            try? RTPHeader.writePacket(header, payload: bytes, to: packetBuffer)
+        }
+        guard let length else { return nil }
+        return UnsafeRawBufferPointer(rebasing: packetBuffer[0..<length])
+    }
+
+    // MARK: Publisher: RTCP from the server
+
+    private func handlePublisherRTCP(_ bytes: UnsafeRawBufferPointer) {
+        guard let compound = try? RTCPCompoundPacket(validating: bytes) else {
+            droppedPackets += 1
+            return
+        }
+        var keyframeRequests: [String] = []
+        let now = EngineClock.now()
+        for packet in compound {
+            switch try? packet.typed() {
+            case .receiverReport(let report)?:
+                for block in report.reports { updateRoundTripTime(ReceptionReport(block), now: now) }
+            case .senderReport(let report)?:
+                for block in report.reports { updateRoundTripTime(ReceptionReport(block), now: now) }
+            case .genericNACK(let nack)?:
+                guard let name = senderNames[nack.mediaSSRC] else { continue }
+                for sequence in nack.lostSequenceNumbers { retransmit(name: name, sequence: sequence) }
+            case .pictureLossIndication(let pli)?:
+                guard let name = senderNames[pli.mediaSSRC], senders[name]?.track.kind == .video else { continue }
+                senders[name]?.statistics.keyframeRequestsReceived += 1
+                keyframeRequests.append(name)
+            case .fullIntraRequest(let fir)?:
+                for entry in fir.entries {
+                    guard let name = senderNames[entry.ssrc], senders[name]?.track.kind == .video,
+                        senders[name]?.lastFIRSequence != entry.sequenceNumber
+                    else { continue }
+                    senders[name]?.lastFIRSequence = entry.sequenceNumber
+                    senders[name]?.statistics.keyframeRequestsReceived += 1
+                    keyframeRequests.append(name)
+                }
+            case nil:
+                droppedPackets += 1
+            default:
+                break
+            }
+        }
+        var seen = Set<String>()
+        for name in keyframeRequests where seen.insert(name).inserted {
+            onEvent(.keyframeRequested(trackName: name))
+        }
+    }
+
+    private func retransmit(name: String, sequence: UInt16) {
+        senders[name]?.statistics.nacksReceived += 1
+        guard let stored = senders[name]?.history.packet(sequence: sequence) else { return }
+        let sent = stored.withUnsafeBytes { publisher.sendRTP($0) }
+        if sent { senders[name]?.statistics.retransmissionsSent += 1 }
+    }
+
+    /// RFC 3550 6.4.1: RTT = arrival - LSR - DLSR, in 1/65536 s.
+    private func updateRoundTripTime(_ block: ReceptionReport, now: MediaTime) {
+        guard senderNames[block.ssrc] != nil, block.lastSR != 0, sentReports[block.lastSR] != nil else { return }
+        let arrival = UInt32(truncatingIfNeeded: EngineClock.ntpNow() >> 16)
+        let rtt = arrival &- block.lastSR &- block.delaySinceLastSR
+        guard rtt < 65536 * 10 else { return }  // more than 10 s: a stale or bogus block
+        roundTripTime = .nanoseconds(Int64(rtt) * 1_000_000_000 / 65536)
+    }
+
+    // MARK: Subscriber: negotiation
+
+    /// Answers the server's `subscribeOffer`; `tracks` says whose track each
+    /// m-line carries. An offer with new ICE credentials is an ICE restart
+    /// (the answer then has new ones too). Throws 53402.
+    func answerSubscribeOffer(_ sdp: String, tracks: [RemoteMediaTrack]) throws -> String {
+        eventLoop.preconditionInEventLoop()
+        guard !isClosed else { throw MediaEngineError.remoteDescription("the media engine is closed") }
+        let offer = try ServerDescription(parsing: sdp)
+        if offer.setup == .active || offer.setup == .holdconn {
+            throw MediaEngineError.remoteDescription("subscriber offer has a=setup:\(offer.setup!.rawValue); expected actpass or passive")
+        }
+        if let previous = subscribeOffer, previous.remote.ice != offer.remote.ice {
+            subscriberICE = .random(using: &generator)
+        }
+        let target = try offer.target(bindHost: configuration.bindHost, override: configuration.serverAddressOverride)
+        subscribeOffer = offer
+        remoteTracksByMID = Dictionary(tracks.map { ($0.mid, $0) }, uniquingKeysWith: { $1 })
+        // Receivers: by the offer's a=ssrc for every sending m-line with a track.
+        var kept: [SSRC: RemoteTrackReceiver] = [:]
+        for media in offer.media where media.direction.sends {
+            guard let track = remoteTracksByMID[media.mid], let ssrc = media.ssrc else { continue }
+            if var existing = receivers[ssrc], existing.track.trackSid == track.trackSid {
+                existing.payloadType = media.payloadType
+                kept[ssrc] = existing
+            } else {
+                kept[ssrc] = RemoteTrackReceiver(track: track, ssrc: ssrc, payloadType: media.payloadType)
+            }
+        }
+        receivers = kept
+        let writer = SubscribeAnswerWriter(
+            ice: subscriberICE, fingerprint: certificate.fingerprint, sessionID: sessionID, sessionVersion: subscriberVersion)
+        subscriberVersion += 1
+        let answer = writer.answer(to: offer).text
+        try subscriber.start(localICE: subscriberICE, remote: offer.remote, target: target)
+        return answer
+    }
+
+    /// Asks the server for a keyframe of a remote video track (PLI), at
+    /// most once per 300 ms.
+    func requestKeyframe(trackSid: String) {
+        eventLoop.preconditionInEventLoop()
+        guard let ssrc = receivers.first(where: { $0.value.track.trackSid == trackSid })?.key else { return }
+        sendKeyframeRequest(ssrc: ssrc, now: EngineClock.now())
+    }
+
+    /// Paused: remote audio packets are counted but not emitted.
+    func setRemoteAudioPaused(_ paused: Bool) {
+        eventLoop.preconditionInEventLoop()
+        remoteAudioPaused = paused
+    }
+
+    // MARK: Subscriber: media in
+
+    private func handleSubscriberRTP(_ bytes: UnsafeRawBufferPointer) {
+        guard let view = try? RTPPacketView(validating: bytes) else {
+            droppedPackets += 1
+            return
+        }
+        let ssrc = view.ssrc
+        if receivers[ssrc] == nil, !learnReceiver(view) {
+            droppedPackets += 1
+            return
+        }
+        let now = EngineClock.now()
+        guard var receiver = receivers[ssrc], receiver.payloadType == nil || receiver.payloadType == view.payloadType
+        else {
+            droppedPackets += 1
+            return
+        }
+        receiver.reception.record(
+            sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, size: view.payload.count, now: now)
+        receiver.statistics.packetsReceived += 1
+        receiver.statistics.bytesReceived += view.payload.count
+        let trackSid = receiver.track.trackSid
+        switch receiver.track.kind {
+        case .audio:
+            receiver.statistics.framesReceived += 1
+            receivers[ssrc] = receiver
+            guard !remoteAudioPaused else { return }
+            let level = receiver.audioLevelID(in: subscribeOffer).flatMap { view.extensionValue(id: $0)?.first }
+            onEvent(.remoteAudioFrame(
+                trackSid: trackSid,
+                RemoteAudioFrame(data: Array(view.payload), rtpTimestamp: view.timestamp, arrival: now, audioLevel: level.map { $0 & 0x7F })))
+        case .video:
+            let frames = receiver.assembler.insert(
+                sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
+                payload: view.payload, now: now)
+            receiver.statistics.framesReceived += frames.count
+            receivers[ssrc] = receiver
+            for frame in frames { onEvent(.remoteVideoFrame(trackSid: trackSid, frame)) }
+        }
+    }
+
+    /// An SSRC the offer did not list: find its track by the mid extension.
+    private func learnReceiver(_ view: RTPPacketView) -> Bool {
+        guard let offer = subscribeOffer else { return false }
+        for media in offer.media {
+            guard let id = media.extensions.mid, let value = view.extensionValue(id: id),
+                let mid = String(validating: value, as: UTF8.self), let track = remoteTracksByMID[mid],
+                let described = offer.media.first(where: { $0.mid == mid }), described.direction.sends
+            else { continue }
+            receivers = receivers.filter { $0.value.track.trackSid != track.trackSid }
+            receivers[view.ssrc] = RemoteTrackReceiver(track: track, ssrc: view.ssrc, payloadType: described.payloadType)
+            return true
+        }
+        return false
+    }
+
+    private func handleSubscriberRTCP(_ bytes: UnsafeRawBufferPointer) {
+        guard let compound = try? RTCPCompoundPacket(validating: bytes) else {
+            droppedPackets += 1
+            return
+        }
+        let now = EngineClock.now()
+        for packet in compound {
+            switch try? packet.typed() {
+            case .senderReport(let report)?:
+                receivers[report.ssrc]?.reception.recordSenderReport(ntpTimestamp: report.ntpTimestamp, now: now)
+            case nil:
+                droppedPackets += 1
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: Timers
+
+    private func tick() {
+        guard !isClosed else { return }
+        let now = EngineClock.now()
+        repairRemoteVideo(now: now)
+        if now.nanoseconds(since: lastReports) >= Self.reportInterval {
+            lastReports = now
+            sendSenderReports(now: now)
+            sendReceiverReports(now: now)
+        }
+    }
+
+    /// Per remote video track: frames a stall released, NACKs due, and a
+    /// keyframe request when a frame was given up.
+    private func repairRemoteVideo(now: MediaTime) {
+        for ssrc in receivers.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard var receiver = receivers[ssrc], receiver.track.kind == .video else { continue }
+            let frames = receiver.assembler.poll(now: now)
+            receiver.statistics.framesReceived += frames.count
+            let due = receiver.nacks.due(missing: receiver.assembler.missingSequenceNumbers, now: now)
+            receiver.statistics.nacksSent += due.count
+            let skipped = receiver.assembler.skips > receiver.handledSkips
+            receiver.handledSkips = receiver.assembler.skips
+            receivers[ssrc] = receiver
+            if !due.isEmpty {
+                sendFeedback(GenericNACK(senderSSRC: receiverSSRC, mediaSSRC: ssrc, lostSequenceNumbers: due))
+            }
+            for frame in frames { onEvent(.remoteVideoFrame(trackSid: receiver.track.trackSid, frame)) }
+            if skipped { sendKeyframeRequest(ssrc: ssrc, now: now) }
+        }
+    }
+
+    private func sendKeyframeRequest(ssrc: SSRC, now: MediaTime) {
+        guard var receiver = receivers[ssrc], receiver.track.kind == .video else { return }
+        if let last = receiver.lastKeyframeRequest, now.nanoseconds(since: last) < Self.keyframeRequestInterval { return }
+        receiver.lastKeyframeRequest = now
+        receiver.statistics.keyframeRequestsSent += 1
+        receivers[ssrc] = receiver
+        sendFeedback(PictureLossIndication(senderSSRC: receiverSSRC, mediaSSRC: ssrc))
+    }
+
+    /// A feedback message behind an empty RR (RFC 4585 3.1: compound RTCP
+    /// starts with a report; the subscriber offer has no rtcp-rsize).
+    private func sendFeedback(_ packet: some RTCPPacketWriter) {
+        var writer = RTCPCompoundWriter(buffer: packetBuffer)
+        do {
+            try writer.append(ReceiverReport(ssrc: receiverSSRC))
+            try writer.append(packet)
+        } catch {
+            return
+        }
+        subscriber.sendRTCP(writer.written)
+    }
+
+    private func sendSenderReports(now: MediaTime) {
+        guard publisher.isConnected, !senders.isEmpty else { return }
+        let ntp = EngineClock.ntpNow()
+        var writer = RTCPCompoundWriter(buffer: packetBuffer)
+        for sender in senders.values.sorted(by: { $0.mid < $1.mid }) {
+            let report = SenderReport(
+                ssrc: sender.ssrc, ntpTimestamp: ntp, rtpTimestamp: sender.rtpTimestamp(now),
+                packetCount: UInt32(truncatingIfNeeded: sender.statistics.packetsSent),
+                octetCount: UInt32(truncatingIfNeeded: sender.statistics.bytesSent))
+            guard (try? writer.append(report)) != nil else { break }
+        }
+        if let first = senders.values.min(by: { $0.mid < $1.mid }) {
+            try? writer.append(SourceDescription(source: first.ssrc, cname: cname))
+        }
+        sentReports[UInt32(truncatingIfNeeded: ntp >> 16)] = now
+        if sentReports.count > 8 {
+            sentReports = sentReports.filter { now.nanoseconds(since: $0.value) < 10 * Self.reportInterval }
+        }
+        publisher.sendRTCP(writer.written)
+    }
+
+    private func sendReceiverReports(now: MediaTime) {
+        guard subscriber.isConnected, !receivers.isEmpty else { return }
+        var blocks: [ReceptionReport] = []
+        for ssrc in receivers.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard var receiver = receivers[ssrc], let block = receiver.reception.report(ssrc: ssrc, now: now) else {
+                continue
+            }
+            receivers[ssrc] = receiver
+            blocks.append(block)
+        }
+        var writer = RTCPCompoundWriter(buffer: packetBuffer)
+        // 31 blocks per RR (5-bit RC); more remote tracks than that wait a round.
+        for chunk in stride(from: 0, to: max(blocks.count, 1), by: 31) {
+            let slice = Array(blocks[min(chunk, blocks.count)..<min(chunk + 31, blocks.count)])
+            guard (try? writer.append(ReceiverReport(ssrc: receiverSSRC, reports: slice))) != nil else { break }
+        }
+        try? writer.append(SourceDescription(source: receiverSSRC, cname: cname))
+        subscriber.sendRTCP(writer.written)
+    }
+
+    // MARK: Statistics, closing
+
+    func statistics() -> MediaEngineStatistics {
+        eventLoop.preconditionInEventLoop()
+        let remote = receivers.values.sorted(by: { $0.track.mid < $1.track.mid }).map { receiver in
+            var statistics = receiver.statistics
+            statistics.packetsLost = Int(receiver.reception.cumulativeLost)
+            statistics.jitter = receiver.reception.jitterMilliseconds
+            return statistics
+        }
+        let local = senders.values.sorted(by: { $0.mid < $1.mid }).map(\.statistics)
+        return MediaEngineStatistics(
+            publisherState: publisher.state, subscriberState: subscriber.state, localTracks: local,
+            remoteTracks: remote, roundTripTime: roundTripTime,
+            droppedDatagrams: droppedPackets + publisher.droppedDatagrams + subscriber.droppedDatagrams)
+    }
+
+    /// The UDP port of a connection's socket, once bound.
+    func localPort(of role: MediaConnectionRole) -> Int? {
+        eventLoop.preconditionInEventLoop()
+        return role == .publisher ? publisher.localPort : subscriber.localPort
+    }
+
+    /// Closes both connections (DTLS close_notify, sockets) and stops the timers.
+    func close() {
+        eventLoop.preconditionInEventLoop()
+        guard !isClosed else { return }
+        isClosed = true
+        housekeeping?.cancel()
+        housekeeping = nil
+        publisher.close()
+        subscriber.close()
+    }
+
+    // MARK: Helpers
+
+    private static func token<G: RandomNumberGenerator>(_ count: Int, using generator: inout G) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
 }
-struct RemoteVideoFrame { var data: [UInt8]; var isKeyframe: Bool; var rtpTimestamp: UInt32; var arrival: MediaTime; var followsLoss: Bool }
-struct RemoteAudioFrame { var data: [UInt8]; var rtpTimestamp: UInt32; var arrival: MediaTime }
-enum MediaEngineEvent {
-    case connectionStateChanged(MediaConnectionRole, MediaConnectionState)
-    case keyframeRequested(trackName: String)
-    case remoteVideoFrame(trackSid: String, RemoteVideoFrame)
-    case remoteAudioFrame(trackSid: String, RemoteAudioFrame)
-}
-struct MediaEngineStatistics { struct LocalTrack { var name: String; var kind: MediaKind; var packetsSent = 0; var bytesSent = 0; var framesSent = 0; var nacksReceived = 0; var retransmissionsSent = 0; var keyframeRequestsReceived = 0 }; struct RemoteTrack { var trackSid: String; var kind: MediaKind; var packetsReceived = 0; var bytesReceived = 0; var packetsLost = 0; var jitter = 0.0; var framesReceived = 0; var nacksSent = 0; var keyframeRequestsSent = 0 }; var localTracks: [LocalTrack]; var remoteTracks: [RemoteTrack]; var roundTripTime: Duration? }
-struct MediaEngineUnavailable: Error {}
-final class MediaEngine {
-    init(eventLoop: any EventLoop, configuration: MediaEngineConfiguration, onEvent: @escaping (MediaEngineEvent) -> Void) throws { throw MediaEngineUnavailable() }
-    func setLocalTracks(_ tracks: [LocalMediaTrack]) {}
-    func makePublishOffer(iceRestart: Bool) -> PublishOfferDescription { PublishOfferDescription(sdp: "", tracks: []) }
-    func applyPublishAnswer(_ sdp: String) throws {}
-    func setLocalTrackEnabled(name: String, _ enabled: Bool) {}
-    func sendVideoFrame(trackName: String, data: [UInt8], isKeyframe: Bool, captureTime: MediaTime) {}
-    func sendAudioFrame(trackName: String, data: [UInt8], audioLevel: UInt8, captureTime: MediaTime) {}
-    func answerSubscribeOffer(_ sdp: String, tracks: [RemoteMediaTrack]) throws -> String { "" }
-    func requestKeyframe(trackSid: String) {}
-    func setRemoteAudioPaused(_ paused: Bool) {}
-    func statistics() -> MediaEngineStatistics { MediaEngineStatistics(localTracks: [], remoteTracks: [], roundTripTime: nil) }
-    func close() {}
+
+extension RemoteTrackReceiver {
+    /// The audio-level extension ID of this track's m-line.
+    func audioLevelID(in offer: ServerDescription?) -> UInt8? {
+        offer?.media.first(where: { $0.mid == track.mid })?.extensions.audioLevel
+    }
 }

@@ -1,0 +1,306 @@
+import NIOCore
+import NIOPosix
+import Packets
+import WebRTC
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One of the engine's PeerConnections on the wire: a NIO UDP socket on
+/// the engine's event loop, the `PeerTransport` (controlling ICE, DTLS
+/// client, SRTP) it feeds, and the timer that drives the transport.
+/// Decrypted RTP/RTCP goes to `onRTP`/`onRTCP` with the scratch buffer.
+///
+/// `@unchecked Sendable`: confined to `eventLoop` (every method asserts it;
+/// NIO calls the socket handler on that loop), so its state is never shared.
+final class EnginePeerConnection: @unchecked Sendable {
+    let role: MediaConnectionRole
+    let eventLoop: any EventLoop
+    private let certificate: DTLSCertificate
+    private let configuration: MediaEngineConfiguration
+    private var channel: (any Channel)?
+    private var unsent: [(datagram: [UInt8], destination: STUNAddress)] = []
+    private var isClosed = false
+    private(set) var transport: PeerTransport?
+    private(set) var state: MediaConnectionState = .new
+    private(set) var droppedDatagrams = 0
+    private var timer: Scheduled<Void>?
+    private var timerDeadline: MediaTime?
+    /// Receive and send scratch: a 1500-byte datagram plus the SRTP trailer
+    /// room. Sound: owned by this object (freed in deinit), only touched on
+    /// the event loop, every write bounds-checked against `count` first.
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+    private let sendScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+    private var addresses: [STUNAddress: SocketAddress] = [:]
+
+    var onRTP: (UnsafeMutableRawBufferPointer, Int) -> Void = { _, _ in }
+    var onRTCP: (UnsafeMutableRawBufferPointer, Int) -> Void = { _, _ in }
+    var onStateChange: (MediaConnectionState) -> Void = { _ in }
+
+    init(role: MediaConnectionRole, eventLoop: any EventLoop, certificate: DTLSCertificate,
+         configuration: MediaEngineConfiguration) {
+        self.role = role
+        self.eventLoop = eventLoop
+        self.certificate = certificate
+        self.configuration = configuration
+    }
+
+    deinit {
+        scratch.deallocate()
+        sendScratch.deallocate()
+    }
+
+    var isConnected: Bool { transport?.isConnected ?? false }
+
+    /// The socket's port once bound (tests send it stray datagrams).
+    var localPort: Int? { channel?.localAddress?.port }
+
+    /// Binds the socket (asynchronously: datagrams queued until it is bound).
+    func bind() {
+        let handler = DatagramHandler(connection: self)
+        DatagramBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
+            .channelOption(.maxMessagesPerRead, value: 16)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .bind(host: configuration.bindHost, port: 0)
+            .whenComplete { [self] result in
+                switch result {
+                case .success(let channel):
+                    if isClosed {
+                        channel.close(promise: nil)
+                        return
+                    }
+                    self.channel = channel
+                    let queued = unsent
+                    unsent = []
+                    for (datagram, destination) in queued { write(datagram, to: destination) }
+                case .failure(let error):
+                    fail(code: 53405, message: "cannot bind a UDP socket on \(configuration.bindHost): \(error)")
+                }
+            }
+    }
+
+    /// Starts (or, with a new `localICE`, restarts) ICE and DTLS toward `target`.
+    func start(localICE: ICECredentials, remote: RemoteTransportParameters, target: STUNAddress) throws(MediaEngineError) {
+        eventLoop.preconditionInEventLoop()
+        if let transport, transport.failure == nil {
+            if transport.localICE != localICE || transport.remote.ice != remote.ice {
+                transport.restartICE(local: localICE, remote: remote)
+                if case .failed = state {} else if !transport.isConnected { setState(.connecting) }
+                recheckAfterRestart(localICE: localICE)
+            }
+            pump()
+            return
+        }
+        // Consent lost, DTLS intact: the server keeps its DTLS session, so
+        // restart ICE on this transport rather than handshake anew.
+        if let transport, transport.localICE != localICE,
+            transport.recoverICE(local: localICE, remote: remote, now: EngineClock.now())
+        {
+            setState(.connecting)
+            recheckAfterRestart(localICE: localICE)
+            pump()
+            return
+        }
+        transport?.close()
+        do {
+            transport = try PeerTransport(
+                certificate: certificate, localICE: localICE, remote: remote, dtlsRole: .client,
+                iceMode: .controlling(remote: target), configuration: configuration.transportConfiguration,
+                now: EngineClock.now())
+        } catch {
+            throw MediaEngineError(code: error.code, message: error.message)
+        }
+        setState(.connecting)
+        pump()
+    }
+
+    /// A restart's first check goes out at once; on the subscriber
+    /// connection it may reach the server before our answer does, fail,
+    /// and leave the next one to the 5 s consent interval. Restarting the
+    /// agent again with the same credentials sends a check now: at 250 ms
+    /// and 1 s, while these credentials are current.
+    private func recheckAfterRestart(localICE: ICECredentials) {
+        for delay in [250, 1000] {
+            eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { [self] in
+                guard !isClosed, let transport, transport.failure == nil, transport.localICE == localICE else { return }
+                transport.restartICE(local: localICE, remote: transport.remote)
+                pump()
+            }
+        }
+    }
+
+    // MARK: Input
+
+    fileprivate func receive(_ envelope: AddressedEnvelope<ByteBuffer>) {
+        guard let transport, !isClosed else { return }
+        let length = envelope.data.readableBytes
+        guard length > 0, length <= 2048, let source = Self.stunAddress(envelope.remoteAddress) else {
+            droppedDatagrams += 1
+            return
+        }
+        envelope.data.withUnsafeReadableBytes { scratch.copyMemory(from: $0) }
+        switch transport.receive(scratch, length: length, from: source, now: EngineClock.now()) {
+        case .rtp(let plain): onRTP(scratch, plain)
+        case .rtcp(let plain): onRTCP(scratch, plain)
+        case .handled: break
+        case .dropped: droppedDatagrams += 1
+        }
+        pump()
+    }
+
+    // MARK: Output
+
+    /// Protects `packet` (plaintext RTP) and sends it; false when not connected.
+    @discardableResult
+    func sendRTP(_ packet: UnsafeRawBufferPointer) -> Bool {
+        send(packet, rtcp: false)
+    }
+
+    @discardableResult
+    func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
+        send(packet, rtcp: true)
+    }
+
+    private func send(_ packet: UnsafeRawBufferPointer, rtcp: Bool) -> Bool {
+        guard let transport, transport.isConnected, let destination = transport.selectedAddress,
+            packet.count + SRTPContext.maximumTrailerLength <= sendScratch.count
+        else { return false }
+        sendScratch.copyMemory(from: packet)
+        let protected = rtcp
+            ? transport.protectRTCP(sendScratch, length: packet.count)
+            : transport.protectRTP(sendScratch, length: packet.count)
+        guard let protected else { return false }
+        write(UnsafeRawBufferPointer(rebasing: sendScratch[0..<protected]), to: destination)
+        return true
+    }
+
+    /// Sends what the transport queued, reports its events, re-arms the timer.
+    func pump() {
+        guard let transport else { return }
+        while let (datagram, destination) = transport.pollTransmit() {
+            datagram.withUnsafeBytes { write($0, to: destination) }
+        }
+        while let event = transport.pollEvent() {
+            switch event {
+            case .connected: setState(.connected)
+            case .failed(let error): setState(.failed(code: error.code, message: error.message))
+            case .closedByPeer: setState(.failed(code: 53405, message: "the server closed DTLS"))
+            case .selected:
+                // After a recovered ICE failure DTLS is already up: a
+                // nominated pair again means connected again.
+                if transport.isConnected { setState(.connected) }
+            case .addressValidated: break
+            }
+        }
+        rearm()
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer, to destination: STUNAddress) {
+        guard !isClosed else { return }
+        guard let channel else {
+            unsent.append((Array(bytes), destination))
+            return
+        }
+        guard let address = socketAddress(destination) else { return }
+        let buffer = channel.allocator.buffer(bytes: bytes)
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+    }
+
+    private func write(_ bytes: [UInt8], to destination: STUNAddress) {
+        bytes.withUnsafeBytes { write($0, to: destination) }
+    }
+
+    // MARK: Timer
+
+    private func rearm() {
+        guard !isClosed, let due = transport?.nextTimeout else {
+            timer?.cancel()
+            timer = nil
+            timerDeadline = nil
+            return
+        }
+        if let timerDeadline, timerDeadline == due, timer != nil { return }
+        timer?.cancel()
+        let now = EngineClock.now()
+        let delay = due > now ? Int64(due.nanoseconds(since: now)) : 0
+        timerDeadline = due
+        timer = eventLoop.scheduleTask(in: .nanoseconds(delay)) { [self] in
+            timer = nil
+            timerDeadline = nil
+            guard !isClosed, let transport else { return }
+            transport.handleTimeout(now: EngineClock.now())
+            pump()
+        }
+    }
+
+    // MARK: State
+
+    private func setState(_ new: MediaConnectionState) {
+        guard new != state else { return }
+        state = new
+        onStateChange(new)
+    }
+
+    private func fail(code: Int, message: String) {
+        setState(.failed(code: code, message: message))
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        if let transport {
+            transport.close()
+            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination) }
+        }
+        isClosed = true
+        timer?.cancel()
+        timer = nil
+        channel?.close(promise: nil)
+        channel = nil
+    }
+
+    // MARK: Addresses
+
+    private func socketAddress(_ address: STUNAddress) -> SocketAddress? {
+        if let cached = addresses[address] { return cached }
+        guard let ipv4 = address.ipv4 else { return nil }
+        var raw = sockaddr_in()
+        raw.sin_family = sa_family_t(AF_INET)
+        raw.sin_port = address.port.bigEndian
+        raw.sin_addr.s_addr = ipv4.bigEndian
+        let socketAddress = SocketAddress(raw, host: "")
+        if addresses.count > 16 { addresses.removeAll() }
+        addresses[address] = socketAddress
+        return socketAddress
+    }
+
+    static func stunAddress(_ address: SocketAddress) -> STUNAddress? {
+        guard case .v4(let v4) = address else { return nil }
+        return STUNAddress(ipv4: UInt32(bigEndian: v4.address.sin_addr.s_addr), port: UInt16(bigEndian: v4.address.sin_port))
+    }
+}
+
+/// Hands the socket's datagrams to its connection, on the event loop.
+private final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked Sendable: built before the channel exists and then only
+    // used by NIO on the connection's event loop.
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    private weak var connection: EnginePeerConnection?
+
+    init(connection: EnginePeerConnection) {
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connection?.receive(unwrapInboundIn(data))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // ICMP port unreachable and the like: UDP goes on.
+    }
+}

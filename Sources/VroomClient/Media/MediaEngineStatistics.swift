@@ -1,0 +1,38 @@
+/// A snapshot of a `MediaEngine`'s counters.
+struct MediaEngineStatistics: Sendable {
+    struct LocalTrack: Hashable, Sendable {
+        var name: String
+        var kind: MediaKind
+        var ssrc: UInt32
+        var packetsSent: Int = 0
+        var bytesSent: Int = 0
+        var framesSent: Int = 0
+        var nacksReceived: Int = 0
+        var retransmissionsSent: Int = 0
+        var keyframeRequestsReceived: Int = 0
+    }
+
+    struct RemoteTrack: Hashable, Sendable {
+        var trackSid: String
+        var kind: MediaKind
+        var ssrc: UInt32
+        var packetsReceived: Int = 0
+        var bytesReceived: Int = 0
+        /// RFC 3550 A.3: expected minus received, cumulative (repairs count as received).
+        var packetsLost: Int = 0
+        /// RFC 3550 A.8 interarrival jitter in milliseconds.
+        var jitter: Double = 0
+        var framesReceived: Int = 0
+        var nacksSent: Int = 0
+        var keyframeRequestsSent: Int = 0
+    }
+
+    var publisherState: MediaConnectionState
+    var subscriberState: MediaConnectionState
+    var localTracks: [LocalTrack]
+    var remoteTracks: [RemoteTrack]
+    /// From the server's receiver reports (LSR/DLSR) on the publisher connection.
+    var roundTripTime: Duration?
+    /// Datagrams dropped as malformed, unauthenticated, replayed or unknown.
+    var droppedDatagrams: Int
+}

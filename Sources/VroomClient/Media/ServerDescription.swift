@@ -1,0 +1,103 @@
+import Packets
+import SDP
+import WebRTC
+
+/// What the client reads from a server description (publish answer or
+/// subscriber offer): the transport of the BUNDLE-tagged m-line and, per
+/// m-line, its mid, kind, direction, codec payload type, SSRC and
+/// extension IDs.
+struct ServerDescription {
+    struct Media {
+        var mid: String
+        var kind: MediaKind?
+        var direction: SDPDirection
+        var isRejected: Bool
+        /// The VP8 or Opus payload type.
+        var payloadType: UInt8?
+        /// The media SSRC (first of an FID group, else the first a=ssrc).
+        var ssrc: SSRC?
+        var extensions: NegotiatedHeaderExtensions
+        var description: MediaDescription
+    }
+
+    var sdp: SessionDescription
+    var remote: RemoteTransportParameters
+    var setup: SDPSetupRole?
+    /// UDP host candidates (IPv4) of the tagged m-line.
+    var candidates: [STUNAddress]
+    var media: [Media]
+
+    init(parsing text: String) throws(MediaEngineError) {
+        let sdp: SessionDescription
+        do {
+            sdp = try SessionDescription(parsing: text)
+        } catch {
+            throw .remoteDescription("server description does not parse: \(error)")
+        }
+        try self.init(sdp)
+    }
+
+    init(_ sdp: SessionDescription) throws(MediaEngineError) {
+        self.sdp = sdp
+        let taggedMID = sdp.bundleGroups.first?.mids.first
+        guard let tagged = taggedMID.flatMap({ sdp.media(withMID: $0) }) ?? sdp.media.first(where: { !$0.isRejected })
+        else { throw .remoteDescription("server description has no BUNDLE-tagged m-line") }
+        guard let ufrag = tagged.iceUfrag(in: sdp), let password = tagged.icePwd(in: sdp) else {
+            throw .remoteDescription("server description has no ICE credentials")
+        }
+        guard let fingerprint = tagged.fingerprints(in: sdp).first(where: { $0.hashFunction.lowercased() == "sha-256" })
+        else { throw .remoteDescription("server description has no sha-256 fingerprint") }
+        remote = RemoteTransportParameters(
+            ice: ICECredentials(ufrag: ufrag, password: password), fingerprintAlgorithm: "sha-256",
+            fingerprint: fingerprint.value)
+        setup = tagged.setup(in: sdp)
+        candidates = tagged.candidates.compactMap { candidate in
+            guard candidate.isUDP, candidate.component == 1 else { return nil }
+            return Self.ipv4(candidate.address, port: candidate.port)
+        }
+        media = sdp.media.map { description in
+            let kind = MediaKind(description.kind)
+            let name = kind == .video ? "VP8" : "opus"
+            let payloadType = description.formats.compactMap { UInt8($0) }.first { pt in
+                description.rtpmap(for: pt)?.isEncoding(name) ?? false
+            }
+            let fid = description.ssrcGroups.first { $0.semantics == "FID" }
+            let ssrc = (fid?.ssrcs.first ?? description.ssrcs.first?.ssrc).map(SSRC.init(rawValue:))
+            func id(_ uri: String) -> UInt8? { description.extmapID(for: uri).flatMap { UInt8(exactly: $0) } }
+            return Media(
+                mid: description.mid ?? "", kind: kind, direction: description.direction(in: sdp),
+                isRejected: description.isRejected, payloadType: payloadType, ssrc: ssrc,
+                extensions: NegotiatedHeaderExtensions(
+                    mid: id(SDPExtmap.midURI), audioLevel: id(SDPExtmap.audioLevelURI),
+                    absSendTime: id(SDPExtmap.absSendTimeURI), transportCC: id(SDPExtmap.transportCCURI)),
+                description: description)
+        }
+    }
+
+    /// The candidate to check: the override, else one on the bind host's
+    /// address, else the first IPv4 one.
+    func target(bindHost: String, override: STUNAddress?) throws(MediaEngineError) -> STUNAddress {
+        if let override { return override }
+        if let bound = Self.ipv4(bindHost, port: 0),
+            let same = candidates.first(where: { $0.ipv4 == bound.ipv4 })
+        {
+            return same
+        }
+        guard let first = candidates.first else {
+            throw .remoteDescription("server description has no IPv4 UDP candidate")
+        }
+        return first
+    }
+
+    /// `a.b.c.d` as an address; nil for anything else.
+    static func ipv4(_ text: String, port: UInt16) -> STUNAddress? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var value: UInt32 = 0
+        for part in parts {
+            guard let byte = UInt8(part) else { return nil }
+            value = value << 8 | UInt32(byte)
+        }
+        return STUNAddress(ipv4: value, port: port)
+    }
+}
