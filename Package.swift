@@ -6,7 +6,7 @@
 //   VroomServer -> AdminAPI -> Signaling -> MediaIO -> SFU -> WebRTC -> SDP, Packets
 //                  Persistence -> Rooms                        WebRTC -> CSRTP, COpenSSL
 //   VroomClient -> WebRTC, SDP, Packets, Codecs -> CVPX, COpus
-//   vroom-loadtest (loadtest/) -> VroomClient, Codecs
+//   vroom-loadtest (loadtest/) -> VroomClient, Codecs, LoadTestCore
 import PackageDescription
 
 let package = Package(
@@ -113,13 +113,26 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // The load tester's pure parts (metrics text, scenarios, flags, report
+        // math, access tokens), unit-tested without a server.
+        .target(
+            name: "LoadTestCore",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "loadtest/Sources/LoadTestCore"
+        ),
         // The load tester: many VroomClient participants against one server.
         .executableTarget(
             name: "VroomLoadTest",
             dependencies: [
-                "VroomClient", "Codecs",
+                "VroomClient", "Codecs", "LoadTestCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -158,6 +171,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        .testTarget(name: "LoadTestCoreTests", dependencies: ["LoadTestCore"], path: "loadtest/Tests/LoadTestCoreTests"),
         .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),
         .testTarget(name: "SignalingTests", dependencies: [
             "Signaling", "Rooms", "VroomTesting",

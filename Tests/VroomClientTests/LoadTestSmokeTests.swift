@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import VroomTesting
+
+/// Runs the built `vroom-loadtest` against a real `vroom-server --dev`: the
+/// smoke scenario (1 room, 1 publisher, 2 decoding subscribers), shortened,
+/// with `--json`. Small on purpose: 3 participants and the server fit on 2 cores.
+@Suite struct LoadTestSmokeTests {
+    static let smokeScenario = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("loadtest/scenarios/smoke.json").path
+
+    @Test func smokeRunHasNoFailuresAndDecodesWhatWasSent() throws {
+        let (server, port) = try ServerProcess.dev()
+        defer { server.stop() }
+
+        let run = Process()
+        run.executableURL = try BuiltProduct.url(named: "vroom-loadtest")
+        run.arguments = [
+            "--scenario", Self.smokeScenario, "--url", "http://127.0.0.1:\(port)",
+            "--server-pid", String(server.process.processIdentifier), "--duration", "5", "--json", "--quiet",
+        ]
+        let stdout = Pipe()
+        let stderr = Pipe()
+        run.standardOutput = stdout
+        run.standardError = stderr
+        // Read while it runs so a full pipe never blocks the tool.
+        let collected = OutputCollector()
+        stdout.fileHandleForReading.readabilityHandler = { collected.append(out: $0.availableData) }
+        stderr.fileHandleForReading.readabilityHandler = { collected.append(err: $0.availableData) }
+        try run.run()
+        // Polled, not waitUntilExit (which can hang on Linux off the main thread).
+        let deadline = Date().addingTimeInterval(60)
+        while run.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if run.isRunning { run.terminate() }
+        Thread.sleep(forTimeInterval: 0.2)
+        stdout.fileHandleForReading.readabilityHandler = nil
+        stderr.fileHandleForReading.readabilityHandler = nil
+        collected.append(out: stdout.fileHandleForReading.readDataToEndOfFile())
+        collected.append(err: stderr.fileHandleForReading.readDataToEndOfFile())
+        let (out, err) = collected.contents
+
+        #expect(run.terminationStatus == 0, "vroom-loadtest failed:\n\(err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report:\n\(err)")
+
+        let participants = try #require(report["participants"] as? [String: Any])
+        #expect(participants["planned"] as? Int == 3)
+        #expect(participants["joined"] as? Int == 3)
+        #expect(participants["failed"] as? Int == 0)
+        #expect(participants["disconnected"] as? Int == 0)
+
+        let tracks = try #require(report["tracks"] as? [[String: Any]])
+        #expect(tracks.count == 2, "one audio and one video track")
+        let video = try #require(tracks.first { $0["kind"] as? String == "video" })
+        let sampled = try #require(video["sampled"] as? [[String: Any]])
+        #expect(sampled.count == 2, "both subscribers decode (decodeSample 2)")
+        for receiver in sampled {
+            let ratio = try #require(receiver["frameRatio"] as? Double, "\(receiver)")
+            #expect(ratio >= 0.95, "frames read / sent for \(receiver)")
+        }
+        for track in tracks {
+            #expect(track["subscribers"] as? Int == 2)
+            #expect((track["receivedBitrateMean"] as? Double ?? 0) > 0)
+            #expect((track["lossFraction"] as? Double ?? 1) < 0.02, "\(track)")
+        }
+        let latency = try #require(report["latencyMilliseconds"] as? [String: Any])
+        #expect((latency["count"] as? Int ?? 0) > 0)
+
+        // The server's own counts, read from /metrics, sit beside the clients'.
+        let serverReport = try #require(report["server"] as? [String: Any])
+        let counts = try #require(serverReport["counts"] as? [String: Any], "no server counts: \(serverReport)")
+        #expect((counts["packetsForwarded"] as? Double ?? 0) > 0)
+        #expect(counts["retransmissions"] is Double)
+        #expect(counts["droppedByReason"] is [String: Any])
+        #expect((serverReport["cpuSeconds"] as? Double ?? 0) > 0)
+        #expect((serverReport["cpuSecondsPerForwardedPacket"] as? Double ?? 0) > 0)
+        let verdict = try #require(report["verdict"] as? [String: Any])
+        #expect(verdict["passed"] as? Bool == true, "\(verdict)")
+    }
+}
+
+/// Output of the child process, appended from the pipes' reader threads.
+private final class OutputCollector: @unchecked Sendable {
+    // @unchecked: both buffers are only touched under `lock`.
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    func append(out data: Data) { lock.withLock { out.append(data) } }
+    func append(err data: Data) { lock.withLock { err.append(data) } }
+    var contents: (Data, String) { lock.withLock { (out, String(decoding: err, as: UTF8.self)) } }
+}

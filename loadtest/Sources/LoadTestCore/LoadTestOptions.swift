@@ -1,0 +1,77 @@
+import ArgumentParser
+
+/// The command line of `vroom-loadtest`. Every setting is optional here so a
+/// scenario's value stands unless a flag overrides it; the defaults live in
+/// `LoadTestConfiguration`.
+public struct LoadTestOptions: ParsableArguments, Sendable {
+    @Option(help: "Server base URL (REST, /metrics and the signaling socket). Default http://127.0.0.1:7880.")
+    public var url: String?
+
+    @Option(help: "API key: signs tokens and authenticates REST (also VROOM_API_KEY; default devkey).")
+    public var apiKey: String?
+
+    @Option(help: "API secret (also VROOM_API_SECRET; default devsecret).")
+    public var apiSecret: String?
+
+    @Option(help: "Load scenario: NAME (loadtest/scenarios/NAME.json) or a path. Flags override it.")
+    public var scenario: String?
+
+    @Option(help: "Rooms to create. Default 1.")
+    public var rooms: Int?
+
+    @Option(help: "Publishers per room (each sends audio, and video unless --audio-only). Default 1.")
+    public var publishers: Int?
+
+    @Option(help: "Subscribers per room (receive only). Default 2.")
+    public var subscribers: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Publish audio only (no video). Default off.")
+    public var audioOnly: Bool?
+
+    @Option(help: "Video size WxH. Default 320x240.")
+    public var videoResolution: VideoResolution?
+
+    @Option(help: "VP8 target bitrate: 300000, 300k or 1.5M bit/s. Default 300k.")
+    public var videoBitrate: BitRate?
+
+    @Option(help: "Video frames per second. Default 30.")
+    public var videoFrameRate: Int?
+
+    @Option(help: "Seconds to measure once every participant has joined. Default 30.")
+    public var duration: Double?
+
+    @Option(help: "Joins per second while ramping up. Default 5.")
+    public var ramp: Double?
+
+    @Option(help: "Seconds to wait after the last join before measuring (first keyframes). Default 2.")
+    public var settle: Double?
+
+    @Option(help: "Seed for the join order and the publishers' tones. Default 1.")
+    public var seed: UInt64?
+
+    @Option(help: "Subscribers per room that decode video (the rest count and check packets). Default 2.")
+    public var decodeSample: Int?
+
+    @Option(help: "Highest packet loss fraction (0...1) before the exit status is non-zero. Default 0.05.")
+    public var maxLoss: Double?
+
+    @Option(help: "Server process id: report its CPU seconds over the run (local server, Linux /proc).")
+    public var serverPID: Int32?
+
+    @Option(help: "Seconds a join may take before it counts as failed. Default 20.")
+    public var joinTimeout: Double?
+
+    @Option(help: "Prefix of the created rooms' unique names. Default loadtest.")
+    public var roomPrefix: String?
+
+    @Flag(help: "Print the report as JSON on stdout (the table goes to stderr).")
+    public var json = false
+
+    @Flag(help: "No live progress line on stderr.")
+    public var quiet = false
+
+    @Option(help: "Log level of the SDK's messages on stderr: trace, debug, info, notice, warning, error, critical. Default warning.")
+    public var logLevel: String = "warning"
+
+    public init() {}
+}

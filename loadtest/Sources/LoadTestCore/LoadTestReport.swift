@@ -1,0 +1,114 @@
+/// The result of a run: what `--json` prints and the table renders.
+/// Rates are bits or packets per second; times are milliseconds; loss is a
+/// fraction (0.01 = 1%).
+public struct LoadTestReport: Sendable, Equatable, Codable {
+    public var configuration: LoadTestConfiguration
+    /// ISO 8601, UTC.
+    public var startedAt: String
+    /// Length of the measurement window (all joined + settle .. end), s.
+    public var windowSeconds: Double
+    public var rooms: Rooms
+    public var participants: Participants
+    /// Connect call to the `connected` event, over every joined participant.
+    public var joinTimeMilliseconds: Distribution
+    public var tracks: [Track]
+    /// Received packets lost over the window, all tracks and receivers.
+    public var lossFraction: Double?
+    /// Capture-to-decode latency over the window, every decoding receiver
+    /// of every video track.
+    public var latencyMilliseconds: Distribution
+    /// The lowest frames read back / frames sent of any sampled receiver.
+    public var worstFrameRatio: Double?
+    public var clients: Clients
+    public var server: Server
+    public var verdict: Verdict
+
+    public struct Rooms: Sendable, Equatable, Codable {
+        public var planned: Int
+        public var created: Int
+        /// Room name -> why REST refused it.
+        public var failures: [String: String]
+    }
+
+    public struct Participants: Sendable, Equatable, Codable {
+        public var planned: Int
+        public var joined: Int
+        public var failed: Int
+        /// Failed joins by code ("53105", "timeout", "room").
+        public var failuresByCode: [String: Int]
+        /// Joined, then disconnected before the run ended.
+        public var disconnected: Int
+        public var disconnectsByCode: [String: Int]
+    }
+
+    /// One published track, as its receivers saw it.
+    public struct Track: Sendable, Equatable, Codable {
+        public var trackSid: String
+        public var room: String
+        public var publisher: String
+        public var kind: String
+        /// Receivers at the end of the window.
+        public var subscribers: Int
+        /// Mean over its receivers of bytes received in the window * 8 / window.
+        public var receivedBitrateMean: Double
+        /// Sums over its receivers, in the window.
+        public var packetsReceived: Int
+        public var packetsLost: Int
+        public var lossFraction: Double?
+        /// Publisher's count at the end (whole run).
+        public var packetsSent: Int
+        public var framesSent: Int?
+        /// Decoding receivers (video only).
+        public var sampled: [SampledReceiver]
+        public var latencyMilliseconds: Distribution
+    }
+
+    /// A decoding receiver of a video track: frames it read back against
+    /// the frames its publisher sent from the first frame it could show.
+    public struct SampledReceiver: Sendable, Equatable, Codable {
+        public var subscriber: String
+        public var framesDecoded: Int
+        public var frameNumbersRead: Int
+        public var firstFrameNumber: UInt32?
+        /// Publisher's frames sent minus the receiver's first frame number.
+        public var framesExpected: Int
+        /// frameNumbersRead / framesExpected (nil when nothing was expected).
+        public var frameRatio: Double?
+    }
+
+    /// The clients' own totals over the whole run, to set beside the server's.
+    public struct Clients: Sendable, Equatable, Codable {
+        public var packetsSent: Int
+        public var bytesSent: Int
+        public var packetsReceived: Int
+        public var bytesReceived: Int
+        public var packetsLost: Int
+        public var framesSent: Int
+        public var framesDecoded: Int
+        /// Receivers' NACKs and keyframe requests (PLI/FIR) to the server.
+        public var nacksSent: Int
+        public var keyframeRequestsSent: Int
+        /// Publishers' packets resent on the server's NACKs, and the
+        /// server's keyframe requests they got.
+        public var retransmissionsSent: Int
+        public var keyframeRequestsReceived: Int
+    }
+
+    public struct Server: Sendable, Equatable, Codable {
+        /// The server's own counters over the run (nil: /metrics unreadable).
+        public var counts: ServerCounts?
+        public var metricsError: String?
+        /// Seconds between the two scrapes.
+        public var scrapeSeconds: Double
+        public var forwardedPacketsPerSecond: Double?
+        /// utime + stime of `--server-pid` over the same interval.
+        public var cpuSeconds: Double?
+        public var cpuSecondsPerForwardedPacket: Double?
+    }
+
+    public struct Verdict: Sendable, Equatable, Codable {
+        public var passed: Bool
+        /// Why it did not pass, one line each.
+        public var reasons: [String]
+    }
+}

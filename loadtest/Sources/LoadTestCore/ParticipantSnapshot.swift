@@ -1,0 +1,89 @@
+/// One participant's media counters at one instant, copied out of the SDK's
+/// `RoomStatistics` so the report math needs no client, socket or clock.
+public struct ParticipantSnapshot: Sendable, Equatable {
+    public var identity: String
+    public var roomName: String
+    public var role: LoadPlan.Role
+    public var decodesVideo: Bool
+    public var sent: [SentTrack]
+    public var received: [ReceivedTrack]
+
+    public init(identity: String, roomName: String, role: LoadPlan.Role, decodesVideo: Bool, sent: [SentTrack] = [], received: [ReceivedTrack] = []) {
+        self.identity = identity
+        self.roomName = roomName
+        self.role = role
+        self.decodesVideo = decodesVideo
+        self.sent = sent
+        self.received = received
+    }
+
+    /// A track this participant publishes.
+    public struct SentTrack: Sendable, Equatable {
+        public var trackSid: String?
+        public var name: String
+        /// "audio" or "video".
+        public var kind: String
+        public var packetsSent: Int
+        public var bytesSent: Int
+        /// Video: frames sent, numbered 0..<framesSent in the pixels.
+        public var framesSent: Int
+        /// Packets resent on the server's NACKs.
+        public var retransmissionsSent: Int
+        /// PLIs and FIRs from the server.
+        public var keyframeRequestsReceived: Int
+
+        public init(
+            trackSid: String?, name: String, kind: String, packetsSent: Int, bytesSent: Int, framesSent: Int,
+            retransmissionsSent: Int = 0, keyframeRequestsReceived: Int = 0
+        ) {
+            self.trackSid = trackSid
+            self.name = name
+            self.kind = kind
+            self.packetsSent = packetsSent
+            self.bytesSent = bytesSent
+            self.framesSent = framesSent
+            self.retransmissionsSent = retransmissionsSent
+            self.keyframeRequestsReceived = keyframeRequestsReceived
+        }
+    }
+
+    /// A track this participant receives; counters are cumulative since it was subscribed.
+    public struct ReceivedTrack: Sendable, Equatable {
+        public var trackSid: String
+        public var kind: String
+        public var packetsReceived: Int
+        public var bytesReceived: Int
+        public var packetsLost: Int
+        public var framesReceived: Int
+        public var framesDecoded: Int
+        /// Distinct frame numbers read back from decoded pixels.
+        public var frameNumbersRead: Int
+        public var firstFrameNumber: UInt32?
+        public var lastFrameNumber: UInt32?
+        /// Capture-to-decode latency of each decoded frame, oldest first.
+        public var latencyMilliseconds: [Double]
+        public var nacksSent: Int
+        public var keyframeRequestsSent: Int
+
+        public init(
+            trackSid: String, kind: String, packetsReceived: Int, bytesReceived: Int, packetsLost: Int,
+            framesReceived: Int = 0, framesDecoded: Int = 0, frameNumbersRead: Int = 0,
+            firstFrameNumber: UInt32? = nil, lastFrameNumber: UInt32? = nil, latencyMilliseconds: [Double] = [],
+            nacksSent: Int = 0, keyframeRequestsSent: Int = 0
+        ) {
+            self.trackSid = trackSid
+            self.kind = kind
+            self.packetsReceived = packetsReceived
+            self.bytesReceived = bytesReceived
+            self.packetsLost = packetsLost
+            self.framesReceived = framesReceived
+            self.framesDecoded = framesDecoded
+            self.frameNumbersRead = frameNumbersRead
+            self.firstFrameNumber = firstFrameNumber
+            self.lastFrameNumber = lastFrameNumber
+            self.latencyMilliseconds = latencyMilliseconds
+            self.nacksSent = nacksSent
+            self.keyframeRequestsSent = keyframeRequestsSent
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// The human-readable report: a summary, one row per published track, and
+/// the server's own counts beside the clients'.
+public enum ReportTable {
+    public static func render(_ r: LoadTestReport) -> String {
+        let c = r.configuration
+        var out = ""
+        func line(_ s: String = "") { out += s + "\n" }
+
+        let media = c.audioOnly
+            ? "audio only"
+            : "video \(c.videoResolution) @ \(c.videoFrameRate) fps \(c.videoBitrate)bit/s + audio"
+        line("vroom-loadtest \(c.scenario.map { "scenario \($0): " } ?? "")\(c.rooms) room(s) x (\(c.publishers) pub + \(c.subscribers) sub), \(media)")
+        line("server \(c.url), started \(r.startedAt), ramp \(number(c.ramp))/s, window \(number(r.windowSeconds, 1)) s, seed \(c.seed), decode sample \(c.decodingSubscribersPerRoom)/room")
+        line()
+        var summary = Columns()
+        summary.add(["rooms", "created \(r.rooms.created) of \(r.rooms.planned)"])
+        summary.add(["participants", "joined \(r.participants.joined) of \(r.participants.planned), failed \(r.participants.failed)\(byCode(r.participants.failuresByCode)), disconnected \(r.participants.disconnected)\(byCode(r.participants.disconnectsByCode))"])
+        summary.add(["join time", distribution(r.joinTimeMilliseconds, unit: "ms")])
+        summary.add(["latency (e2e)", distribution(r.latencyMilliseconds, unit: "ms") + (r.latencyMilliseconds.count > 0 ? " (capture to decode, sampled receivers)" : "")])
+        let worstLoss = r.tracks.compactMap(\.lossFraction).max()
+        summary.add(["packet loss", "\(percent(r.lossFraction)) overall, worst track \(percent(worstLoss))"])
+        summary.add(["frames", r.worstFrameRatio.map { "worst read/sent \(number($0, 3)) over \(r.tracks.flatMap(\.sampled).count) sampled receiver(s)" } ?? "no sampled video"])
+        out += summary.render()
+        line()
+
+        line("Tracks (rates, loss and latency over the window; frames over the run)")
+        var tracks = Columns()
+        tracks.add(["room", "publisher", "kind", "subs", "rx kbit/s", "loss", "frames read/sent (sampled)", "latency p50/p99 ms"])
+        for t in r.tracks {
+            let frames = t.sampled.isEmpty ? "-" : t.sampled.map { "\($0.frameNumbersRead)/\($0.framesExpected)" }.joined(separator: " ")
+            let latency = t.latencyMilliseconds.count > 0 ? "\(number(t.latencyMilliseconds.p50 ?? 0, 1)) / \(number(t.latencyMilliseconds.p99 ?? 0, 1))" : "-"
+            tracks.add([t.room, t.publisher, t.kind, "\(t.subscribers)", number(t.receivedBitrateMean / 1000, 1), percent(t.lossFraction), frames, latency])
+        }
+        out += tracks.render(rightAligned: [3, 4, 5])
+        line()
+
+        line("Server (its own /metrics counts over \(number(r.server.scrapeSeconds, 1)) s) beside the clients' (whole run)")
+        var server = Columns()
+        server.add(["", "server", "clients"])
+        let counts = r.server.counts
+        server.add(["packets from publishers", count(counts?.packetsReceived), "\(grouped(r.clients.packetsSent)) sent"])
+        server.add(["packets forwarded", count(counts?.packetsForwarded), "\(grouped(r.clients.packetsReceived)) received, \(grouped(r.clients.packetsLost)) lost"])
+        for (kind, value) in (counts?.packetsForwardedByKind ?? [:]).sorted(by: { $0.key < $1.key }) {
+            server.add(["  \(kind)", grouped(Int(value)), ""])
+        }
+        server.add(["forwarded per second", r.server.forwardedPacketsPerSecond.map { number($0, 0) } ?? "-", ""])
+        server.add(["NACKs (receivers to server)", count(counts?.nacksReceived), "\(grouped(r.clients.nacksSent)) sent by receivers"])
+        server.add(["retransmissions", count(counts?.retransmissions), "\(grouped(r.clients.retransmissionsSent)) by publishers (on the server's NACKs)"])
+        server.add(["PLIs sent", count(counts?.plisSent), "\(grouped(r.clients.keyframeRequestsReceived)) received by publishers"])
+        server.add(["dropped", count(counts?.droppedTotal), ""])
+        for (reason, value) in (counts?.droppedByReason ?? [:]).sorted(by: { $0.key < $1.key }) {
+            server.add(["  \(reason)", grouped(Int(value)), ""])
+        }
+        server.add(["server CPU", r.server.cpuSeconds.map { "\(number($0, 2)) s" } ?? "- (no --server-pid)", ""])
+        server.add(["CPU per forwarded packet", r.server.cpuSecondsPerForwardedPacket.map { "\(number($0 * 1_000_000, 2)) µs" } ?? "-", ""])
+        out += server.render(rightAligned: [1])
+        if let error = r.server.metricsError { line("  /metrics: \(error)") }
+        line()
+        if r.verdict.passed {
+            line("PASS")
+        } else {
+            line("FAIL")
+            for reason in r.verdict.reasons { line("  - \(reason)") }
+        }
+        return out
+    }
+
+    static func byCode(_ codes: [String: Int]) -> String {
+        codes.isEmpty ? "" : " (" + codes.sorted { $0.key < $1.key }.map { "\($0.key) x\($0.value)" }.joined(separator: ", ") + ")"
+    }
+
+    static func distribution(_ d: Distribution, unit: String) -> String {
+        guard d.count > 0, let p50 = d.p50, let p99 = d.p99, let max = d.max else { return "-" }
+        return "p50 \(number(p50, 1)) \(unit), p99 \(number(p99, 1)) \(unit), max \(number(max, 1)) \(unit) (n=\(d.count))"
+    }
+
+    static func percent(_ fraction: Double?) -> String {
+        fraction.map { String(format: "%.2f%%", $0 * 100) } ?? "-"
+    }
+
+    static func count(_ value: Double?) -> String {
+        value.map { grouped(Int($0.rounded())) } ?? "-"
+    }
+
+    static func number(_ value: Double, _ decimals: Int = 0) -> String {
+        if decimals == 0, value.isFinite, abs(value) < 1e15 { return grouped(Int(value.rounded())) }
+        return String(format: "%.\(decimals)f", value)
+    }
+
+    /// 1234567 -> "1,234,567".
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (i, ch) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(ch)
+        }
+        return value < 0 ? "-" + out : out
+    }
+
+    /// Left-aligned text columns separated by two spaces.
+    struct Columns {
+        var rows: [[String]] = []
+        mutating func add(_ row: [String]) { rows.append(row) }
+
+        func render(rightAligned: Set<Int> = []) -> String {
+            let columns = rows.map(\.count).max() ?? 0
+            var widths = Array(repeating: 0, count: columns)
+            for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+            var out = ""
+            for row in rows {
+                var cells: [String] = []
+                for (i, cell) in row.enumerated() {
+                    let pad = String(repeating: " ", count: widths[i] - cell.count)
+                    cells.append(rightAligned.contains(i) ? pad + cell : (i == row.count - 1 ? cell : cell + pad))
+                }
+                out += "  " + cells.joined(separator: "  ") + "\n"
+            }
+            return out
+        }
+    }
+}
