@@ -2,14 +2,17 @@
 # Runs every test of Vroom, in order, and stops at the first failing stage:
 #   1. build      debug build of every target and test, which must print no warning
 #   2. capture    fresh SDP from this machine's Chromium and aiortc (for stage 3)
-#   3. unit       swift test: unit, property, robustness and process tests
+#   3. unit       swift test: unit, property, robustness and process tests (the
+#                 client SDK against a real server, a vroom-loadtest smoke run)
 #   4. interop    real WebRTC clients through a real vroom-server on loopback:
 #                 aiortc (2 and 3 participants, disable/enable, unpublish, 5% loss
 #                 and jitter through vroom-impair) and headless Chromium on the
-#                 demo page (scripts/interop/run.sh)
+#                 demo page; network quality under loss and delay, dominant
+#                 speaker (scripts/interop/run.sh)
 #   5. rest       the admin REST API against openapi.yaml (schemathesis), Twilio's
 #                 Python helper library and Twilio's own schema, on a live server
-#   6. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config)
+#   6. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config,
+#                 Prometheus scrape config, Grafana dashboard against a live /metrics)
 #   7. fuzz       every libFuzzer target for $VROOM_FUZZ_SECONDS (default 30) s
 #   8. bench      release benchmarks; packet-path malloc budgets (0 per packet)
 # Needs what scripts/bootstrap.sh installs.
