@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VroomTesting
 
+extension ClientProcessTests {
 /// Runs the built `vroom-loadtest` against a real `vroom-server --dev`: the
 /// smoke scenario (1 room, 1 publisher, 2 decoding subscribers), shortened,
 /// with `--json`. Small on purpose: 3 participants and the server fit on 2 cores.
@@ -77,6 +78,7 @@ import VroomTesting
         let verdict = try #require(report["verdict"] as? [String: Any])
         #expect(verdict["passed"] as? Bool == true, "\(verdict)")
     }
+}
 }
 
 /// Output of the child process, appended from the pipes' reader threads.

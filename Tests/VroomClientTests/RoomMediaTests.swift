@@ -4,6 +4,7 @@ import VroomTesting
 
 @testable import VroomClient
 
+extension ClientProcessTests {
 /// Two SDK clients exchange real VP8 and Opus through a real server:
 /// media, enable/disable, interruptions of both kinds, unpublish and an
 /// ICE restart after the media path is lost.
@@ -88,7 +89,7 @@ import VroomTesting
 
         camera.isEnabled = true
         try await bob.wait(for: "enabled") { $0.name == "trackEnabled(alice,camera)" }
-        try await bob.wait(until: "frames again", timeout: .seconds(5)) { await Self.framesRead(bob, from: "alice") > paused + 15 }
+        try await bob.wait(until: "frames again", timeout: .seconds(10)) { await Self.framesRead(bob, from: "alice") > paused + 15 }
         #expect(publication.isTrackEnabled)
 
         // Unpublishing removes the track.
@@ -115,7 +116,7 @@ import VroomTesting
         center.post(.cameraInterruptionEnded)
         try await bob.wait(for: "resumed") { $0.name == "trackEnabled(alice,camera)" }
         let resumed = await Self.framesRead(bob, from: "alice")
-        try await bob.wait(until: "frames again", timeout: .seconds(5)) { await Self.framesRead(bob, from: "alice") > resumed + 10 }
+        try await bob.wait(until: "frames again", timeout: .seconds(10)) { await Self.framesRead(bob, from: "alice") > resumed + 10 }
 
         // Background → interruption; the user turns the camera off meanwhile;
         // becoming active again does not turn it back on.
@@ -157,7 +158,7 @@ import VroomTesting
         // The "ended" notification never comes; the app becoming active resumes.
         center.post(.applicationDidBecomeActive)
         try await bob.wait(for: "alice's mic back") { $0.name == "trackEnabled(alice,mic)" }
-        try await alice.wait(until: "alice hears bob again", timeout: .seconds(5)) {
+        try await alice.wait(until: "alice hears bob again", timeout: .seconds(10)) {
             (await Self.received(alice, from: "bob", "mic")?.framesDecoded ?? 0) > heard + 10
         }
         #expect(!microphone.isInterrupted)
@@ -194,4 +195,5 @@ import VroomTesting
         alice.room.disconnect()
         bob.room.disconnect()
     }
+}
 }

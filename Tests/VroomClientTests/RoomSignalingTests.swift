@@ -6,6 +6,7 @@ import VroomTesting
 
 @testable import VroomClient
 
+extension ClientProcessTests {
 /// The SDK against a real `vroom-server` process: the room's life without
 /// media (joins, leaves, errors, messages, reconnection).
 @Suite(.serialized) struct RoomSignalingTests {
@@ -201,6 +202,7 @@ import VroomTesting
         #expect(ended == 202)
         try await alice.wait(for: "room gone", timeout: .seconds(10)) { $0.name == "disconnected(53106)" }
     }
+}
 }
 
 /// A free TCP port on 127.0.0.1 (bound, then released).

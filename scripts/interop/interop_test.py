@@ -524,6 +524,7 @@ async def quality_scenario(report, context, room, warning, relay, impaired_name,
                 default=None)
     report.check(f"everyone is told {impaired_name} has {warning}", raised,
                  f"first after {first - started:.1f} s of the relay" if first else "not in time")
+    check_operator_view(report, context, room, warning, impaired_name, names)
     clear_time = started + clear_at
     await asyncio.sleep(max(0, clear_time - time.monotonic()))
     cleared = await wait_until(lambda: all(told(p, lambda m: warning not in m["warnings"]) and
@@ -549,6 +550,35 @@ async def quality_scenario(report, context, room, warning, relay, impaired_name,
           f"{describe_quality(quality_of(participants[0], impaired), started)}")
     counters = relay.stop() or {}
     print(f"    relay counters: {json.dumps(counters)}")
+
+
+def check_operator_view(report, context, room, warning, impaired_name, names):
+    """While the impairment lasts, an operator sees the same as the room:
+    /Stats rates the impaired participant with `warning` and nobody else,
+    and /metrics counts a participant at level 3 or below."""
+    stats = context.server.get_json(f"/v1/Rooms/{room}/Stats")
+    rows = {p["identity"]: p for p in stats.get("participants", [])}
+
+    def quality(name):
+        return (rows.get(name) or {}).get("network_quality") or {}
+
+    report.check(f"/Stats rates {impaired_name} with {warning}", warning in quality(impaired_name).get("warnings", []),
+                 json.dumps(quality(impaired_name)))
+    others = [name for name in names if name != impaired_name and warning in quality(name).get("warnings", [])]
+    report.check(f"/Stats rates nobody else with {warning}", not others, f"also: {others}" if others else
+                 ", ".join(f"{name} level {quality(name).get('level')}" for name in names))
+    for name in names:
+        row = rows.get(name) or {}
+        tracks = [{k: t.get(k) for k in ("name", "packets_received", "packets_lost", "fraction_lost", "jitter_ms")}
+                  for t in row.get("published_tracks", [])]
+        print(f"    /Stats {name}: network_quality {json.dumps(quality(name))}, rtt {row.get('round_trip_time_ms')}, "
+              f"published {json.dumps(tracks)}")
+    level = quality(impaired_name).get("level")
+    metrics = context.server.get("/metrics", auth=False)[1]
+    counted = [float(line.split()[-1]) for line in metrics.splitlines()
+               if line.startswith(f'vroom_network_quality_participants{{level="{level}"}}')]
+    report.check(f"/metrics counts a participant at {impaired_name}'s level {level}", counted and counted[0] >= 1,
+                 f"vroom_network_quality_participants{{level=\"{level}\"}} = {counted[0] if counted else 'absent'}")
 
 
 async def scenario_quality_loss(report, context):

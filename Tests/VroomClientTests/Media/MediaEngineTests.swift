@@ -9,6 +9,7 @@ import WebRTC
 
 @testable import VroomClient
 
+extension ClientProcessTests {
 /// Two `MediaEngine`s through a real in-process `MediaPlane`: real UDP,
 /// real DTLS-SRTP, the server's SFU in between.
 @Suite(.serialized) struct MediaEngineTests {
@@ -172,6 +173,7 @@ import WebRTC
     func ufrag(_ sdp: String) -> String? {
         sdp.split(separator: "\r\n").first { $0.hasPrefix("a=ice-ufrag:") }.map(String.init)
     }
+}
 }
 
 /// Sends one datagram from a throwaway socket to 127.0.0.1:`port`.
