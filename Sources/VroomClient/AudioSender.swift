@@ -10,7 +10,6 @@ final class AudioSender {
     private var tone: ToneSource
     private let encoder: OpusEncoder
     private var timer: PacedTimer?
-    private(set) var framesSent = 0
     var isActive = false
 
     init(track: LocalAudioTrack) throws {
@@ -26,7 +25,6 @@ final class AudioSender {
             guard self.isActive else { return }
             do {
                 let packet = try self.encoder.encode(samples)
-                self.framesSent += 1
                 send(packet, AudioAnalysis.audioLevel(samples))
             } catch {
                 logger.warning("Opus encoder failed: \(error)")

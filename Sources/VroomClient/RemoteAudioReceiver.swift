@@ -26,8 +26,20 @@ final class RemoteAudioReceiver {
         }
     }
 
-    /// The strongest frequency of the last second heard, in Hz.
-    var frequency: Double? {
-        AudioAnalysis.dominantFrequency(Array(recent.suffix(Self.window)))
+    /// The last analysis: after how many frames, over a full window or not.
+    private var analyzed: (frames: Int, fullWindow: Bool, frequency: Double?)?
+
+    /// The strongest frequency of the last second heard, in Hz. The
+    /// analysis (tens of ms on a loaded core, on the room's event loop)
+    /// runs again only when the last one saw less than a full second or
+    /// 50 frames (1 s) have come since, not on every `Room.statistics()`
+    /// call: tests and load testers poll statistics.
+    func frequency() -> Double? {
+        if let analyzed, analyzed.fullWindow, framesDecoded - analyzed.frames < 50 {
+            return analyzed.frequency
+        }
+        let frequency = AudioAnalysis.dominantFrequency(Array(recent.suffix(Self.window)))
+        analyzed = (framesDecoded, recent.count >= Self.window, frequency)
+        return frequency
     }
 }

@@ -18,7 +18,6 @@ final class RemoteVideoReceiver {
     private(set) var firstFrameNumber: UInt32?
     private(set) var lastFrameNumber: UInt32?
     private(set) var latencies: [Double] = []
-    private(set) var lastSize: (width: Int, height: Int)?
     /// Keep at most this many latency samples (a 10-minute run at 30 fps).
     static let latencyCapacity = 18_000
 
@@ -35,7 +34,6 @@ final class RemoteVideoReceiver {
             guard let decoded = try decoder?.decode(frame.data) else { return .skipped }
             waitingForKeyframe = false
             framesDecoded += 1
-            lastSize = (decoded.width, decoded.height)
             if let stamp = TestPattern.read(decoded) {
                 if frameNumbers.insert(stamp.frameNumber).inserted {
                     if firstFrameNumber == nil { firstFrameNumber = stamp.frameNumber }

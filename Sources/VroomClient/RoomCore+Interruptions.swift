@@ -24,7 +24,7 @@ extension RoomCore {
             guard audioInterruption == nil else { return }
             audioInterruption = .some(reason)
             engine?.setRemoteAudioPaused(true)
-            markInterrupted()
+            updateSending()
             sendInterruption(kind: "audio", began: true, reason: reason ?? "interrupted")
         case .audioInterruptionEnded:
             endAudioInterruption()
@@ -34,7 +34,7 @@ extension RoomCore {
     private func beginCameraInterruption(_ reason: CameraInterruptionReason) {
         guard cameraInterruption == nil else { return }
         cameraInterruption = reason
-        markInterrupted()
+        updateSending()
         sendInterruption(kind: "camera", began: true, reason: reason.rawValue)
     }
 
@@ -42,7 +42,7 @@ extension RoomCore {
         guard cameraInterruption != nil else { return }
         cameraInterruption = nil
         cameraInterruptedByBackground = false
-        markInterrupted()
+        updateSending()
         sendInterruption(kind: "camera", began: false, reason: nil)
     }
 
@@ -50,16 +50,8 @@ extension RoomCore {
         guard audioInterruption != nil else { return }
         audioInterruption = nil
         engine?.setRemoteAudioPaused(false)
-        markInterrupted()
-        sendInterruption(kind: "audio", began: false, reason: nil)
-    }
-
-    /// Every local track's `isInterrupted`, and which capture loops run.
-    private func markInterrupted() {
-        let (audio, video) = currentLocalTracks
-        for track in audio { track.state.isInterrupted = audioInterruption != nil }
-        for track in video { track.state.isInterrupted = cameraInterruption != nil }
         updateSending()
+        sendInterruption(kind: "audio", began: false, reason: nil)
     }
 
     private func sendInterruption(kind: String, began: Bool, reason: String?) {

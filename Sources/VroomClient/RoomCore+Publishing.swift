@@ -25,8 +25,10 @@ extension RoomCore {
         configuration.consentTimeout = options.iceConsentTimeout
         // Three checks per timeout at least, so one lost answer is no failure.
         configuration.consentCheckInterval = min(.seconds(5), options.iceConsentTimeout / 3)
-        if let override = options.mediaServerAddressOverride {
-            configuration.serverAddressOverride = STUNAddressParsing.parse(override)
+        if let override = options.mediaServerAddressOverride, let colon = override.lastIndex(of: ":"),
+            let port = UInt16(override[override.index(after: colon)...])
+        {
+            configuration.serverAddressOverride = ServerDescription.ipv4(String(override[..<colon]), port: port)
         }
         let engine = try MediaEngine(eventLoop: eventLoop, configuration: configuration) { [unowned self] event in
             self.handle(event)
@@ -88,9 +90,9 @@ extension RoomCore {
         }
         let local = shared.withLock { $0.localParticipant }
         var added: [LocalTrackPublication] = []
+        let (audio, video) = currentLocalTracks
         let kinds = Dictionary(
-            uniqueKeysWithValues: currentLocalTracks.audio.map { ($0.name, TrackKind.audio) }
-                + currentLocalTracks.video.map { ($0.name, TrackKind.video) })
+            uniqueKeysWithValues: audio.map { ($0.name, TrackKind.audio) } + video.map { ($0.name, TrackKind.video) })
         local?.fields.withLock { fields in
             let names = fields.names
             fields.publications = fields.publications.filter { names.contains($0.key) }
@@ -142,7 +144,7 @@ extension RoomCore {
                 let sender = try VideoSender(track: track)
                 sender.start(on: eventLoop, logger: logger) { [unowned self] frame in
                     self.engine?.sendVideoFrame(
-                        trackName: track.name, data: frame.data, isKeyframe: frame.isKeyframe, captureTime: CaptureClock.mediaNow())
+                        trackName: track.name, data: frame.data, isKeyframe: frame.isKeyframe, captureTime: EngineClock.now())
                 }
                 videoSenders[track.name] = sender
             } catch {
@@ -154,7 +156,7 @@ extension RoomCore {
                 let sender = try AudioSender(track: track)
                 sender.start(on: eventLoop, logger: logger) { [unowned self] packet, level in
                     self.engine?.sendAudioFrame(
-                        trackName: track.name, data: packet, audioLevel: level, captureTime: CaptureClock.mediaNow())
+                        trackName: track.name, data: packet, audioLevel: level, captureTime: EngineClock.now())
                 }
                 audioSenders[track.name] = sender
             } catch {
@@ -163,17 +165,19 @@ extension RoomCore {
         }
     }
 
-    /// Which capture loops run: published, enabled and not interrupted.
+    /// Every local track's `isInterrupted`, and which capture loops run:
+    /// published, enabled and not interrupted.
     func updateSending() {
+        let (audio, video) = currentLocalTracks
+        for track in audio { track.state.isInterrupted = audioInterruption != nil }
+        for track in video { track.state.isInterrupted = cameraInterruption != nil }
         for sender in videoSenders.values {
             let active = publishedNames.contains(sender.track.name) && isSending(video: sender.track)
-            sender.track.state.isInterrupted = cameraInterruption != nil
             sender.isActive = active
             engine?.setLocalTrackEnabled(name: sender.track.name, active)
         }
         for sender in audioSenders.values {
             let active = publishedNames.contains(sender.track.name) && isSending(audio: sender.track)
-            sender.track.state.isInterrupted = audioInterruption != nil
             sender.isActive = active
             engine?.setLocalTrackEnabled(name: sender.track.name, active)
         }

@@ -4,7 +4,7 @@ extension RoomCore {
         let local = shared.withLock { $0.localParticipant }
         var localTracks: [LocalTrackStatistics] = []
         for track in media?.localTracks ?? [] {
-            let frames = videoSenders[track.name]?.framesSent ?? audioSenders[track.name]?.framesSent ?? track.framesSent
+            let frames = videoSenders[track.name]?.framesSent ?? track.framesSent
             localTracks.append(
                 LocalTrackStatistics(
                     name: track.name, kind: track.kind == .audio ? .audio : .video,
@@ -25,7 +25,7 @@ extension RoomCore {
                     framesDecoded: video?.framesDecoded ?? audio?.framesDecoded ?? 0,
                     frameNumbersRead: video?.frameNumbers.count ?? 0, firstFrameNumber: video?.firstFrameNumber,
                     lastFrameNumber: video?.lastFrameNumber, latencyMilliseconds: video?.latencies ?? [],
-                    audioFrequency: audio?.frequency, nacksSent: track.nacksSent,
+                    audioFrequency: audio?.frequency(), nacksSent: track.nacksSent,
                     keyframeRequestsSent: track.keyframeRequestsSent))
         }
         return RoomStatistics(

@@ -99,7 +99,7 @@ final class RoomCore: @unchecked Sendable, SystemNotificationObserver {
         options.notificationCenter.add(self)
         eventLoop.execute {
             self.openChannel()
-            self.connectTimeout = self.eventLoop.scheduleTask(in: self.options.connectTimeout.timeAmount) {
+            self.connectTimeout = self.eventLoop.scheduleTask(in: TimeAmount(self.options.connectTimeout)) {
                 guard !self.hasConnectedOnce, !self.isFinished else { return }
                 self.failToConnect(.signalingConnectionError("no answer to join within \(self.options.connectTimeout)"))
             }
@@ -206,12 +206,5 @@ final class RoomCore: @unchecked Sendable, SystemNotificationObserver {
     func nextRequestID(_ prefix: String) -> String {
         requestCounter += 1
         return "\(prefix)\(requestCounter)"
-    }
-}
-
-extension Duration {
-    var timeAmount: TimeAmount {
-        let (seconds, attoseconds) = components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

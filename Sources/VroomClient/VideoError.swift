@@ -28,9 +28,6 @@ public struct VideoError: Error, Sendable, Equatable, CustomStringConvertible {
 
     // Codes the server sends that the SDK acts on.
     public static let signalingConnectionTimeoutCode = 53002
-    public static let roomNotFoundCode = 53106
-    public static let roomMaxParticipantsExceededCode = 53105
-    public static let participantDuplicateIdentityCode = 53205
     public static let mediaConnectionErrorCode = 53405
     public static let mediaDTLSTransportFailedCode = 53407
 }

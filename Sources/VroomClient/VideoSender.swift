@@ -13,7 +13,8 @@ final class VideoSender {
     private let encoder: VP8Encoder
     private var timer: PacedTimer?
     private var keyframeWanted = true
-    private(set) var framesSent = 0
+    /// Frames numbered so far: the next number to draw.
+    var framesSent: Int { Int(pattern.nextFrameNumber) }
     /// Sending: published, connected, enabled and not interrupted.
     var isActive = false {
         didSet { if isActive && !oldValue { keyframeWanted = true } }
@@ -36,7 +37,6 @@ final class VideoSender {
             do {
                 guard let encoded = try self.encoder.encode(frame, forceKeyframe: self.keyframeWanted) else { return }
                 if encoded.isKeyframe { self.keyframeWanted = false }
-                self.framesSent += 1
                 send(encoded)
             } catch {
                 logger.warning("VP8 encoder failed: \(error)")
