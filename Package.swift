@@ -118,6 +118,7 @@ let package = Package(
         .target(
             name: "LoadTestCore",
             dependencies: [
+                "VroomTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -180,7 +181,7 @@ let package = Package(
         ]),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Rooms"]),
         .testTarget(name: "AdminAPITests", dependencies: [
-            "AdminAPI", "Rooms", "Persistence",
+            "AdminAPI", "Rooms", "Persistence", "VroomTesting",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

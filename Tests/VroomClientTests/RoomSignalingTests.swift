@@ -82,7 +82,7 @@ extension ClientProcessTests {
 
     @Test func anUnreachableServerFailsWith53000() async throws {
         // A port nobody listens on: bind one, note it, close it.
-        let socket = try UDPRelayProbe.freeTCPPort()
+        let socket = try FreePort.tcp()
         var options = ConnectOptions(token: "x", roomName: "room")
         options.delegateQueue = DispatchQueue(label: "test")
         let room = RecordedRoom(Room.connect(to: URL(string: "http://127.0.0.1:\(socket)")!, options: options))
@@ -206,8 +206,8 @@ extension ClientProcessTests {
 }
 
 /// A free TCP port on 127.0.0.1 (bound, then released).
-enum UDPRelayProbe {
-    static func freeTCPPort() throws -> Int {
+enum FreePort {
+    static func tcp() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

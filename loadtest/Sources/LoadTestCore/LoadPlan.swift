@@ -1,3 +1,5 @@
+import VroomTesting
+
 /// Who joins which room, in what order, doing what: decided up front from
 /// the configuration and seed, so a run can be repeated and tested.
 public struct LoadPlan: Sendable, Equatable {
@@ -40,7 +42,7 @@ public struct LoadPlan: Sendable, Equatable {
         rooms = (0..<c.rooms).map {
             Room(index: $0, name: "\(c.roomPrefix)-\(runID)-\($0)", maxParticipants: c.participantsPerRoom)
         }
-        var generator = SplitMix64(seed: c.seed)
+        var generator = SeededGenerator(seed: c.seed)
         var publishers: [Participant] = []
         for p in 0..<c.publishers {
             for room in rooms {
