@@ -3,8 +3,9 @@
 // Vroom: room server + SFU. Module layout and dependency direction are in
 // ../shared/DESIGN.md ("Layers"): dependencies point down only.
 //
-//   VroomServer -> AdminAPI -> Signaling -> MediaIO -> SFU -> WebRTC -> SDP, Packets
-//                  Persistence -> Rooms                        WebRTC -> CSRTP, COpenSSL
+//   VroomServer -> AdminAPI, Signaling -> Node -> Rooms, MediaIO, Persistence
+//   MediaIO -> SFU, WebRTC;  SFU -> Packets;  WebRTC -> Packets, SDP, CSRTP, COpenSSL
+//   Persistence -> Rooms
 //   VroomClient -> WebRTC, SDP, Packets, Codecs -> CVPX, COpus
 //   vroom-loadtest (loadtest/) -> VroomClient, Codecs, LoadTestCore
 import PackageDescription
@@ -53,16 +54,19 @@ let package = Package(
         .target(name: "CVroomUDP"),
         .target(name: "SDP"),
         .target(name: "WebRTC", dependencies: ["Packets", "SDP", "CSRTP", "COpenSSL"]),
-        .target(name: "SFU", dependencies: ["Packets", "WebRTC"]),
+        .target(name: "SFU", dependencies: ["Packets"]),
         .target(name: "Rooms"),
 
         // I/O and control plane.
         .target(name: "MediaIO", dependencies: [
-            "Rooms", "SFU", "WebRTC", "Packets", "SDP", "CVroomUDP",
+            "SFU", "WebRTC", "Packets", "CVroomUDP",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // This node's rooms and their one owner: RoomHost, the media plane's
+        // control face in SIDs (RoomMedia), room placement.
+        .target(name: "Node", dependencies: ["Rooms", "MediaIO", "Persistence"]),
         .target(name: "Signaling", dependencies: [
-            "Rooms", "MediaIO", "SDP",
+            "Node", "Rooms",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "JWTKit", package: "jwt-kit"),
@@ -73,7 +77,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "AdminAPI", dependencies: [
-            "Signaling", "Rooms", "Persistence",
+            "Node", "Signaling", "Rooms", "Persistence",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -98,7 +102,7 @@ let package = Package(
         .target(name: "VroomTestPeer", dependencies: ["MediaIO", "WebRTC", "Packets", "CVroomUDP"]),
 
         .executableTarget(name: "VroomServer", dependencies: [
-            "AdminAPI", "Signaling", "MediaIO", "Rooms", "Persistence",
+            "AdminAPI", "Signaling", "Node", "MediaIO", "Rooms", "Persistence",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -156,7 +160,7 @@ let package = Package(
 
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "SDP", "Packets", "VroomTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SFUTests", dependencies: ["SFU", "WebRTC", "Packets", "VroomTesting"]),
-        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "WebRTC", "SFU", "Packets", "SDP", "Rooms", "CVroomUDP", "VroomTesting", "VroomTestPeer"]),
+        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "Node", "WebRTC", "SFU", "Packets", "SDP", "Rooms", "CVroomUDP", "VroomTesting", "VroomTestPeer"]),
         .testTarget(name: "PacketsTests", dependencies: ["Packets", "VroomTesting"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus", "WebRTC"]),
@@ -167,21 +171,26 @@ let package = Package(
         ]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs"]),
         .testTarget(name: "VroomClientTests", dependencies: [
-            "VroomClient", "Codecs", "WebRTC", "SDP", "Packets", "MediaIO", "Rooms", "VroomTesting",
+            "VroomClient", "Codecs", "WebRTC", "SDP", "Packets", "MediaIO", "Node", "Rooms", "VroomTesting",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "LoadTestCoreTests", dependencies: ["LoadTestCore"], path: "loadtest/Tests/LoadTestCoreTests"),
+        // Reads every import and checks it against DESIGN.md's map.
+        .testTarget(name: "ArchitectureTests"),
+        .testTarget(name: "NodeTests", dependencies: [
+            "Node", "MediaIO", "Rooms", "VroomTesting", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),
         .testTarget(name: "SignalingTests", dependencies: [
-            "Signaling", "Rooms", "VroomTesting",
+            "Signaling", "Node", "Rooms", "VroomTesting",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Rooms"]),
         .testTarget(name: "AdminAPITests", dependencies: [
-            "AdminAPI", "Rooms", "Persistence", "VroomTesting",
+            "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

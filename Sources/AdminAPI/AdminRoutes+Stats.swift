@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import MediaIO
+import Node
 import Rooms
 
 extension AdminRoutes {
@@ -18,7 +18,7 @@ extension AdminRoutes {
                 let present = ((try? service.participants(inRoom: sid.rawValue)) ?? []).filter { $0.status != .disconnected }
                 return (present, present.flatMap { service.publications(of: $0.sid) })
             }
-            let media = await self.media?.roomStatistics(room: sid) ?? RoomMediaStatistics()
+            let media = await self.media?.roomStatistics(room: sid) ?? RoomMediaFigures()
             participants = live.0.map { RoomStatsResource.Participant(record: $0, media: media.participants[$0.sid]) }
             for publication in live.1 { publications[publication.sid] = publication }
         }

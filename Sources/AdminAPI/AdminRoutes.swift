@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import MediaIO
+import Node
 import Persistence
 import Rooms
 import Signaling
@@ -20,11 +20,11 @@ public struct AdminRoutes: Sendable {
     /// Where `MessageSubscriptions` are kept; the event recorder reads it.
     public let messageSubscriptions: MessageSubscriptions
     /// The node's media plane, read by `/Stats`; nil: rooms report no media.
-    public let media: MediaPlane?
+    public let media: RoomMedia?
 
     public init(
         host: RoomHost, history: HistoryStore, configuration: AdminConfiguration,
-        messageSubscriptions: MessageSubscriptions = MessageSubscriptions(), media: MediaPlane? = nil
+        messageSubscriptions: MessageSubscriptions = MessageSubscriptions(), media: RoomMedia? = nil
     ) {
         self.host = host
         self.media = media

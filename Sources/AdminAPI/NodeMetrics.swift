@@ -1,9 +1,8 @@
 import Foundation
-import MediaIO
 import Metrics
+import Node
 import Prometheus
 import Rooms
-import Signaling
 import Synchronization
 
 /// The node's Prometheus metrics (DESIGN.md, "Metrics"; PROTOCOL.md
@@ -148,24 +147,24 @@ public struct NodeSnapshot: Sendable {
     public var webhooksFailed: Int
     /// Participants per network quality level 0-5.
     public var networkQuality: [Int]
-    public var media: MediaStatistics
+    public var media: MediaCounters
 
     public init(
         rooms: Int = 0, participants: Int = 0, webhooksPending: Int = 0, webhooksFailed: Int = 0,
-        networkQuality: [Int] = [], media: MediaStatistics = MediaStatistics()
+        networkQuality: [Int] = [], media: MediaCounters? = nil
     ) {
         self.rooms = rooms
         self.participants = participants
         self.webhooksPending = webhooksPending
         self.webhooksFailed = webhooksFailed
         self.networkQuality = networkQuality
-        self.media = media
+        self.media = media ?? MediaCounters()
     }
 
     /// Reads everything a scrape needs: the host's rooms and participants,
     /// the outbox's backlog and failures, the media workers' counters and
     /// quality levels (a job on each worker).
-    public static func read(host: RoomHost, media: MediaPlane, webhooks: WebhookOutbox?) async -> NodeSnapshot {
+    public static func read(host: RoomHost, media: RoomMedia, webhooks: WebhookOutbox?) async -> NodeSnapshot {
         let (rooms, participants) = await host.read { ($0.inProgressRoomCount, $0.participantCount) }
         var snapshot = NodeSnapshot(rooms: rooms, participants: participants)
         if let webhooks {

@@ -1,7 +1,6 @@
 import Foundation
-import MediaIO
+import Node
 import Rooms
-import SFU
 
 /// `GET /v1/Rooms/{RoomSid}/Stats` (PROTOCOL.md section 6): a room's live
 /// media per participant and track, in the snake_case style of the other
@@ -17,7 +16,7 @@ import SFU
 struct RoomStatsResource: Sendable {
     struct Participant: Sendable {
         var record: Rooms.ParticipantRecord
-        var media: ParticipantMediaStatistics?
+        var media: ParticipantMediaFigures?
     }
 
     var room: RoomResource
@@ -51,7 +50,7 @@ struct RoomStatsResource: Sendable {
         ]
     }
 
-    private static func qualityJSON(_ quality: ParticipantQuality) -> [String: Any] {
+    private static func qualityJSON(_ quality: QualityFigures) -> [String: Any] {
         [
             "level": quality.level ?? 0,
             "warnings": quality.warnings.map(\.rawValue),
@@ -62,13 +61,13 @@ struct RoomStatsResource: Sendable {
         ]
     }
 
-    private func publishedJSON(_ track: PublishedTrackStatistics) -> [String: Any] {
+    private func publishedJSON(_ track: PublishedTrackFigures) -> [String: Any] {
         let stats = track.receiver.stats
         let publication = publications[track.track]
         return [
             "track_sid": track.track.rawValue,
             "name": (publication?.name).orNull,
-            "kind": Self.kind(track.receiver.kind),
+            "kind": track.receiver.kind == .audio ? "audio" : "video",
             "enabled": track.receiver.isForwarding,
             "ssrc": track.receiver.ssrc.map { Int($0.rawValue) }.orNull,
             "packets_received": Int(clamping: stats.packets),
@@ -83,7 +82,7 @@ struct RoomStatsResource: Sendable {
         ]
     }
 
-    private func subscribedJSON(_ track: SubscribedTrackStatistics) -> [String: Any] {
+    private func subscribedJSON(_ track: SubscribedTrackFigures) -> [String: Any] {
         let snapshot = track.downTrack
         let stats = snapshot.stats
         let publication = publications[track.track]
@@ -91,7 +90,7 @@ struct RoomStatsResource: Sendable {
             "track_sid": track.track.rawValue,
             "publisher_sid": (track.publisher?.rawValue).orNull,
             "name": (publication?.name).orNull,
-            "kind": Self.kind(snapshot.kind),
+            "kind": snapshot.kind == .audio ? "audio" : "video",
             "ssrc": Int(snapshot.ssrc.rawValue),
             "packets_sent": Int(clamping: stats.packets),
             "bytes_sent": Int(clamping: stats.bytes),
@@ -106,8 +105,6 @@ struct RoomStatsResource: Sendable {
             "firs_received": Int(clamping: stats.firsReceived),
         ]
     }
-
-    private static func kind(_ kind: SFU.MediaKind) -> String { kind == .audio ? "audio" : "video" }
 
     /// Seconds as milliseconds with 0.01 ms precision, or null.
     private static func milliseconds(_ seconds: Double?) -> Any {

@@ -12,7 +12,9 @@ struct ConnectionSink: PacketSink {
 
     let connections: MediaConnectionTable
     let egress: EgressQueue
-    private var reserved: UnsafeMutableRawBufferPointer?
+    /// The slot `slot(for:)` handed out and the connection it was for, so
+    /// `commit` finds the connection without a second table lookup.
+    private var reserved: (slot: UnsafeMutableRawBufferPointer, connection: MediaConnection)?
 
     init(connections: MediaConnectionTable, egress: EgressQueue) {
         self.connections = connections
@@ -25,12 +27,12 @@ struct ConnectionSink: PacketSink {
             connection.transport.selectedAddress != nil
         else { return nil }
         let slot = egress.reserve()
-        reserved = slot
+        reserved = (slot, connection)
         return UnsafeMutableRawBufferPointer(rebasing: slot[0..<(slot.count - Self.srtpSpare)])
     }
 
     mutating func commit(transport: TransportID, length: Int, kind: EgressKind) {
-        guard let slot = reserved, let connection = connections.byID[transport],
+        guard let (slot, connection) = reserved, connection.id == transport,
             let destination = connection.transport.selectedAddress
         else { return }
         reserved = nil

@@ -1,4 +1,3 @@
-import Rooms
 import Packets
 import SFU
 
@@ -18,7 +17,7 @@ extension MediaWorkerRooms {
     /// Starts forwarding per `plan`, or keeps the plan until the track's
     /// receiver exists (a subscriber's answer can arrive before the
     /// publisher's offer was applied).
-    func addDownTrack(_ plan: DownTrackPlan, in room: RoomSID) {
+    func addDownTrack(_ plan: DownTrackPlan, in room: RoomHandle) {
         let router = router(for: room)
         guard router.receiverSSRCs(track: plan.track) != nil else {
             logger.debug("down track \(plan.track) -> \(plan.subscriber) waits for its receiver")
@@ -37,12 +36,12 @@ extension MediaWorkerRooms {
         }
     }
 
-    func removeDownTrack(track: TrackID, subscriber: TransportID, in room: RoomSID) {
+    func removeDownTrack(track: TrackID, subscriber: TransportID, in room: RoomHandle) {
         routers[room]?.removeDownTrack(track: track, subscriber: subscriber)
         pendingDownTracks[track]?.removeAll { $0.1.subscriber == subscriber }
     }
 
-    func attachPendingDownTracks(of track: TrackID, in room: RoomSID) {
+    func attachPendingDownTracks(of track: TrackID, in room: RoomHandle) {
         guard let waiting = pendingDownTracks.removeValue(forKey: track) else { return }
         for (pendingRoom, plan) in waiting where pendingRoom == room { addDownTrack(plan, in: room) }
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import WebRTC
+import Packets
 
 /// The media workers' monotonic clock (CLOCK_MONOTONIC): the one place
 /// where the media plane reads time; the sans-I/O cores get it as a value.

@@ -1,4 +1,3 @@
-import Rooms
 import SFU
 import WebRTC
 
@@ -6,8 +5,8 @@ import WebRTC
 /// (ICE-lite, DTLS, SRTP) plus who it belongs to.
 final class MediaConnection {
     let id: TransportID
-    let participant: ParticipantSID
-    let room: RoomSID
+    let participant: ParticipantHandle
+    let room: RoomHandle
     let role: MediaEvent.Connection
     let transport: PeerTransport
     /// `connected` was reported to the control plane.
@@ -16,7 +15,7 @@ final class MediaConnection {
     /// removes it, but nothing more is reported.
     var reportedFailure = false
 
-    init(id: TransportID, participant: ParticipantSID, room: RoomSID, role: MediaEvent.Connection, transport: PeerTransport) {
+    init(id: TransportID, participant: ParticipantHandle, room: RoomHandle, role: MediaEvent.Connection, transport: PeerTransport) {
         self.id = id
         self.participant = participant
         self.room = room

@@ -1,6 +1,5 @@
-import Rooms
-
-/// What the media plane tells the control plane about a participant or a room.
+/// What the media plane tells the control plane about a participant or a
+/// room, in the handles `Node` gave it.
 public enum MediaEvent: Sendable, Hashable {
     /// Which of a participant's two PeerConnections.
     public enum Connection: String, Sendable, Hashable {
@@ -9,13 +8,13 @@ public enum MediaEvent: Sendable, Hashable {
     }
 
     /// ICE selected an address and DTLS-SRTP is up.
-    case connected(participant: ParticipantSID, connection: Connection)
+    case connected(participant: ParticipantHandle, connection: Connection)
     /// The connection failed: ICE consent expired (53405) or DTLS failed or
     /// the certificate did not match the SDP fingerprint (53407).
-    case failed(participant: ParticipantSID, connection: Connection, code: Int, message: String)
+    case failed(participant: ParticipantHandle, connection: Connection, code: Int, message: String)
     /// A participant's network quality changed (PROTOCOL.md 3.8): for
     /// everyone in `room`. At most one a second per participant.
-    case networkQuality(room: RoomSID, participant: ParticipantSID, level: Int, warnings: [NetworkQualityWarning])
+    case networkQuality(room: RoomHandle, participant: ParticipantHandle, level: Int, warnings: [MediaQualityWarning])
     /// The room's dominant speaker changed; nil: nobody speaks (2 s of silence).
-    case dominantSpeaker(room: RoomSID, participant: ParticipantSID?)
+    case dominantSpeaker(room: RoomHandle, participant: ParticipantHandle?)
 }

@@ -1,6 +1,4 @@
 import Packets
-import Rooms
-import SDP
 import SFU
 import WebRTC
 
@@ -9,12 +7,12 @@ extension MediaPlane {
     /// a connection with no m-line at all. Each sent track gets SSRCs of
     /// its own on this connection, kept while the track stays.
     public func subscriberOffer(
-        participant: ParticipantSID, room: RoomSID, slots: [SubscriberMediaSlot]
-    ) throws(NegotiationError) -> String? {
-        let offer = try state.withLock { state throws(NegotiationError) -> SubscriberOffer? in
+        participant: ParticipantHandle, room: RoomHandle, slots: [SubscriberMediaSlot]
+    ) throws(MediaError) -> String? {
+        let offer = try state.withLock { state throws(MediaError) -> SubscriberOffer? in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
             var subscriber = media.subscriber
-            let present = Set(slots.compactMap(\.track?.sid))
+            let present = Set(slots.compactMap(\.track?.handle))
             subscriber.ssrcs = subscriber.ssrcs.filter { present.contains($0.key) }
             var used = Set(subscriber.ssrcs.values.flatMap { [$0.primary, $0.rtx].compactMap { $0 } })
             var generator = SystemRandomNumberGenerator()
@@ -25,21 +23,20 @@ extension MediaPlane {
                 }
             }
             var offerSlots: [SubscriberOfferSlot] = []
-            var offeredTracks: [String: TrackSID] = [:]
+            var offeredTracks: [String: TrackHandle] = [:]
             for slot in slots {
-                let kind: SDP.MediaKind = slot.kind == .audio ? .audio : .video
                 guard let track = slot.track else {
-                    offerSlots.append(SubscriberOfferSlot(mid: slot.mid, kind: kind))
+                    offerSlots.append(SubscriberOfferSlot(mid: slot.mid, kind: slot.kind == .audio ? .audio : .video))
                     continue
                 }
-                let ssrcs = subscriber.ssrcs[track.sid] ?? SubscriberSSRCs(primary: fresh(), rtx: slot.kind == .video ? fresh() : nil)
-                subscriber.ssrcs[track.sid] = ssrcs
-                offeredTracks[slot.mid] = track.sid
+                let ssrcs = subscriber.ssrcs[track.handle] ?? SubscriberSSRCs(primary: fresh(), rtx: slot.kind == .video ? fresh() : nil)
+                subscriber.ssrcs[track.handle] = ssrcs
+                offeredTracks[slot.mid] = track.handle
                 offerSlots.append(
                     SubscriberOfferSlot(
-                        mid: slot.mid, kind: kind,
+                        mid: slot.mid, kind: slot.kind == .audio ? .audio : .video,
                         track: SubscriberOfferTrack(
-                            participantSID: track.publisher.rawValue, trackSID: track.sid.rawValue, ssrc: ssrcs.primary,
+                            participantSID: track.streamLabel, trackSID: track.trackLabel, ssrc: ssrcs.primary,
                             rtxSSRC: ssrcs.rtx)))
             }
             subscriber.sessionVersion += 1
@@ -56,7 +53,7 @@ extension MediaPlane {
     }
 
     /// The next subscriber offer carries new ICE credentials (`restartIce`).
-    public func restartSubscriberICE(participant: ParticipantSID) {
+    public func restartSubscriberICE(participant: ParticipantHandle) {
         state.withLock { state in
             state.participants[participant]?.subscriber.local = .random()
         }
@@ -66,28 +63,28 @@ extension MediaPlane {
     /// subscriber connection on the first answer, restarts ICE when the
     /// credentials changed, and starts or stops DownTracks to match the
     /// accepted m-lines. Throws 53402 for an answer that does not fit.
-    public func applySubscriberAnswer(participant: ParticipantSID, sdp: String) async throws(NegotiationError) {
-        let plan = try state.withLock { state throws(NegotiationError) -> SubscriberPlan in
+    public func applySubscriberAnswer(participant: ParticipantHandle, sdp: String) async throws(MediaError) {
+        let plan = try state.withLock { state throws(MediaError) -> SubscriberPlan in
             guard var media = state.participants[participant], let offer = media.subscriber.offer else {
                 throw .clientRemoteDescFailed("a subscribeAnswer without a subscribeOffer in flight")
             }
             var subscriber = media.subscriber
             let answer = try offer.parseAnswer(sdp, previous: subscriber.answer)
             let transport = subscriber.transport ?? TransportID(state.allocateTransport())
-            var wanted: [TrackSID: DownTrackPlan] = [:]
-            for (mid, trackSID) in subscriber.offeredTracks {
+            var wanted: [TrackHandle: DownTrackPlan] = [:]
+            for (mid, track) in subscriber.offeredTracks {
                 guard let negotiated = answer.media(withMID: mid), negotiated.isAccepted, let codec = negotiated.codec,
-                    let track = state.trackIDs[trackSID], let ssrcs = subscriber.ssrcs[trackSID]
+                    let ssrcs = subscriber.ssrcs[track]
                 else { continue }
                 let rtx = codec.rtxPayloadType != nil ? ssrcs.rtx : nil
                 var copies: [HeaderExtensionCopy] = []
                 if let theirs = negotiated.headerExtensions.audioLevel,
-                    let ours = state.publisherExtensions(of: trackSID)?.audioLevel
+                    let ours = state.publisherExtensions(of: track)?.audioLevel
                 {
                     copies.append(HeaderExtensionCopy(publisherID: ours, subscriberID: theirs))
                 }
-                wanted[trackSID] = DownTrackPlan(
-                    track: track, subscriber: transport, ssrc: ssrcs.primary, rtxSSRC: rtx,
+                wanted[track] = DownTrackPlan(
+                    track: track.trackID, subscriber: transport, ssrc: ssrcs.primary, rtxSSRC: rtx,
                     payloadType: codec.payloadType, rtxPayloadType: rtx == nil ? nil : codec.rtxPayloadType, mid: mid,
                     extensionCopies: copies)
             }
@@ -98,7 +95,7 @@ extension MediaPlane {
             let plan = SubscriberPlan(
                 worker: media.worker, room: media.room, transport: transport, isNew: subscriber.transport == nil,
                 local: offer.transport.ice, restart: restart, answer: answer, extensions: extensions,
-                removed: removed, added: added)
+                removed: removed, added: added, remoteAudioPaused: media.remoteAudioPaused)
             subscriber.transport = transport
             subscriber.transportLocal = offer.transport.ice
             subscriber.answer = answer
@@ -123,8 +120,10 @@ extension MediaPlane {
                     try router.addSubscriber(
                         transport: plan.transport, midExtensionID: plan.extensions.mid,
                         transportCCExtensionID: plan.extensions.transportCC)
+                    // An audio interruption that began before this connection existed.
+                    if plan.remoteAudioPaused { try router.setAudioPaused(subscriber: plan.transport, paused: true) }
                 } catch {
-                    logger.error("\(participant.rawValue): subscriber connection not created: \(error)")
+                    logger.error("\(participant): subscriber connection not created: \(error)")
                     return
                 }
             } else if plan.restart {
@@ -142,10 +141,10 @@ extension MediaPlane {
 extension MediaPlane.State {
     /// The header-extension IDs the publisher of `track` negotiated on the
     /// track's m-line.
-    func publisherExtensions(of track: TrackSID) -> NegotiatedHeaderExtensions? {
+    func publisherExtensions(of track: TrackHandle) -> NegotiatedHeaderExtensions? {
         for media in participants.values {
             guard let publisher = media.publisher,
-                let mid = publisher.tracks.first(where: { $0.value.sid == track })?.key
+                let mid = publisher.tracks.first(where: { $0.value.handle == track })?.key
             else { continue }
             return publisher.answer.media(withMID: mid)?.headerExtensions
         }
@@ -155,7 +154,7 @@ extension MediaPlane.State {
 
 struct SubscriberPlan: Sendable {
     var worker: Int
-    var room: RoomSID
+    var room: RoomHandle
     var transport: TransportID
     var isNew: Bool
     var local: ICECredentials
@@ -164,4 +163,5 @@ struct SubscriberPlan: Sendable {
     var extensions: NegotiatedHeaderExtensions
     var removed: [DownTrackPlan]
     var added: [DownTrackPlan]
+    var remoteAudioPaused: Bool
 }

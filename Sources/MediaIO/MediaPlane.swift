@@ -1,8 +1,6 @@
 import Foundation
 import Logging
 import Packets
-import Rooms
-import SDP
 import SFU
 import Synchronization
 import WebRTC
@@ -21,11 +19,8 @@ public final class MediaPlane: Sendable {
     let state = Mutex<State>(State())
 
     struct State: Sendable {
-        var participants: [ParticipantSID: ParticipantMedia] = [:]
-        /// Every published track's worker-side number.
-        var trackIDs: [TrackSID: TrackID] = [:]
+        var participants: [ParticipantHandle: ParticipantMedia] = [:]
         var nextTransport: UInt32 = 1
-        var nextTrack: UInt32 = 1
     }
 
     /// Binds one UDP socket per worker. `events` is called on a worker
@@ -50,6 +45,10 @@ public final class MediaPlane: Sendable {
         self.workers = workers
     }
 
+    /// Participants with negotiation state here (bounded by the live ones:
+    /// `remove` forgets a participant).
+    public var participantCount: Int { state.withLock { $0.participants.count } }
+
     /// The UDP port of each worker (the kernel's choice with base port 0).
     public var ports: [UInt16] { workers.map { $0.socket.localPort } }
 
@@ -61,14 +60,10 @@ public final class MediaPlane: Sendable {
         for worker in workers { await worker.stop() }
     }
 
-    /// The worker a room lives on: a stable hash of its SID (FNV-1a), so
-    /// every participant of a room lands on the same thread.
-    func workerIndex(for room: RoomSID) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in room.rawValue.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return Int(hash % UInt64(workers.count))
+    /// The worker a room lives on. `Node` numbers rooms in order, so
+    /// consecutive rooms spread over the workers.
+    func workerIndex(for room: RoomHandle) -> Int {
+        Int(room.rawValue % UInt32(workers.count))
     }
 
     /// The server's transport in SDP for a connection on `worker`.
@@ -87,11 +82,16 @@ public final class MediaPlane: Sendable {
     // MARK: - Publisher connection
 
     /// Answers a publish offer (PROTOCOL.md 3.2 and 5) without changing
-    /// anything: checks the offer, and that every m-line in `trackMIDs` has
-    /// Opus or VP8. Call `applyPublish` once the room accepted the tracks.
+    /// anything: parses the offer, checks that `trackMIDs` names each of its
+    /// sending m-lines exactly once (53300) and that each has Opus or VP8
+    /// (53404). Call `applyPublish` once the room accepted the tracks.
     public func answerPublish(
-        participant: ParticipantSID, room: RoomSID, offer: SessionDescription, trackMIDs: [String]
-    ) throws(NegotiationError) -> PendingPublish {
+        participant: ParticipantHandle, room: RoomHandle, offer text: String, trackMIDs: [String]
+    ) throws(MediaError) -> PendingPublish {
+        let offer = try PublishOffer(parsing: text)
+        guard Set(trackMIDs) == offer.sendingMIDs, trackMIDs.count == offer.sendingMIDs.count else {
+            throw MediaError(code: 53300, message: "the tracks must name each sending m-line of the offer once")
+        }
         let (worker, previous, local, version) = state.withLock { state in
             let media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
             return (media.worker, media.publisher?.answer, media.publisher?.local ?? .random(), (media.publisher?.sessionVersion ?? 0) + 1)
@@ -99,13 +99,13 @@ public final class MediaPlane: Sendable {
         let sessionID = Self.sessionID(participant, connection: 1)
         var ice = local
         var answer = try PublishNegotiation.answer(
-            offer: offer, transport: negotiationTransport(ice: ice, worker: worker), sessionID: sessionID,
+            offer: offer.sdp, transport: negotiationTransport(ice: ice, worker: worker), sessionID: sessionID,
             sessionVersion: version, previous: previous)
         if answer.iceRestart {
             // RFC 8445 section 9: both sides change credentials on a restart.
             ice = .random()
             answer = try PublishNegotiation.answer(
-                offer: offer, transport: negotiationTransport(ice: ice, worker: worker), sessionID: sessionID,
+                offer: offer.sdp, transport: negotiationTransport(ice: ice, worker: worker), sessionID: sessionID,
                 sessionVersion: version, previous: previous)
         }
         try answer.requireCodecs(forMIDs: trackMIDs)
@@ -114,11 +114,12 @@ public final class MediaPlane: Sendable {
 
     /// Applies an answer the room accepted: creates or updates the
     /// publisher connection on the room's worker and one receiver per
-    /// published track (SIDs from the room), removing the tracks that are
-    /// gone.
+    /// published track, removing the tracks that are gone. Returns the
+    /// handles of the tracks that went (for the caller's map).
+    @discardableResult
     public func applyPublish(
-        participant: ParticipantSID, room: RoomSID, _ pending: PendingPublish, tracks: [PublishedTrackAssignment]
-    ) async {
+        participant: ParticipantHandle, room: RoomHandle, _ pending: PendingPublish, tracks: [PublishedTrackMedia]
+    ) async -> [TrackHandle] {
         let (answer, local) = (pending.answer, pending.local)
         let plan = state.withLock { state -> PublishPlan in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
@@ -126,31 +127,26 @@ public final class MediaPlane: Sendable {
             let transport = existing?.transport ?? TransportID(state.allocateTransport())
             var published: [String: PublishedMediaTrack] = [:]
             for track in tracks {
-                let id = state.trackIDs[track.sid] ?? TrackID(state.allocateTrack())
-                state.trackIDs[track.sid] = id
-                published[track.mid] = PublishedMediaTrack(sid: track.sid, id: id, kind: track.kind == .audio ? .audio : .video)
+                published[track.mid] = PublishedMediaTrack(handle: track.handle, kind: track.kind)
             }
             let previous = existing.map { Array($0.tracks.values) } ?? []
-            let kept = Set(published.values.map(\.sid))
-            let removed = previous.filter { !kept.contains($0.sid) }
-            for track in removed { state.trackIDs[track.sid] = nil }
-            let previousTracks = Set(previous.map(\.sid))
+            let kept = Set(published.values.map(\.handle))
+            let removed = previous.filter { !kept.contains($0.handle) }
+            let previousTracks = Set(previous.map(\.handle))
             media.publisher = PublisherMedia(
                 transport: transport, local: local, answer: answer,
                 sessionVersion: (existing?.sessionVersion ?? 0) + 1, tracks: published)
             state.participants[participant] = media
             return PublishPlan(
                 worker: media.worker, transport: transport, isNew: existing == nil,
-                restart: existing != nil && existing!.local != local, removed: removed.map(\.id),
+                restart: existing.map { $0.local != local } ?? false, removed: removed.map(\.handle),
                 receivers: tracks.compactMap { track in
-                    guard let negotiated = answer.media(withMID: track.mid), let codec = negotiated.codec,
-                        let published = published[track.mid]
-                    else { return nil }
+                    guard let negotiated = answer.media(withMID: track.mid), let codec = negotiated.codec else { return nil }
                     return ReceiverPlan(
-                        track: published.id, kind: published.kind, mid: track.mid, payloadType: codec.payloadType,
+                        track: track.handle.trackID, kind: track.kind, mid: track.mid, payloadType: codec.payloadType,
                         rtxPayloadType: codec.rtxPayloadType, ssrc: negotiated.remoteSSRCs.primary,
                         rtxSSRC: negotiated.remoteSSRCs.rtx, clockRate: codec.clockRate, enabled: track.enabled,
-                        isNew: !previousTracks.contains(track.sid))
+                        isNew: !previousTracks.contains(track.handle))
                 })
         }
         let certificate = self.certificate
@@ -172,13 +168,13 @@ public final class MediaPlane: Sendable {
                         transport: plan.transport, transportCCExtensionID: extensions.transportCC, midExtensionID: extensions.mid,
                         audioLevelExtensionID: audioLevelID)
                 } catch {
-                    logger.error("\(participant.rawValue): publisher connection not created: \(error)")
+                    logger.error("\(participant): publisher connection not created: \(error)")
                     return
                 }
             } else if plan.restart {
                 rooms.restartICE(plan.transport, local: local, remote: answer.remote)
             }
-            for track in plan.removed { router.removeReceiver(track: track) }
+            for track in plan.removed { router.removeReceiver(track: track.trackID) }
             for receiver in plan.receivers {
                 do {
                     if receiver.isNew || router.receiverSSRCs(track: receiver.track) == nil {
@@ -192,68 +188,66 @@ public final class MediaPlane: Sendable {
                         try router.updateReceiverSSRCs(track: receiver.track, ssrc: receiver.ssrc, rtxSSRC: receiver.rtxSSRC)
                     }
                 } catch {
-                    logger.error("\(participant.rawValue): track \(receiver.mid) not routed: \(error)")
+                    logger.error("\(participant): track \(receiver.mid) not routed: \(error)")
                 }
             }
             rooms.touch(room)
         }
+        return plan.removed
     }
 
     /// A track unpublished by `unpublish` (not by a renegotiation): its
     /// receiver and DownTracks go.
-    public func unpublish(participant: ParticipantSID, track: TrackSID) async {
-        let found = state.withLock { state -> (Int, RoomSID, TrackID)? in
+    public func unpublish(participant: ParticipantHandle, track: TrackHandle) async {
+        let found = state.withLock { state -> (Int, RoomHandle)? in
             guard var media = state.participants[participant], var publisher = media.publisher,
-                let (mid, published) = publisher.tracks.first(where: { $0.value.sid == track })
+                let mid = publisher.tracks.first(where: { $0.value.handle == track })?.key
             else { return nil }
             publisher.tracks[mid] = nil
             media.publisher = publisher
             state.participants[participant] = media
-            state.trackIDs[track] = nil
-            return (media.worker, media.room, published.id)
+            return (media.worker, media.room)
         }
-        guard let (worker, room, id) = found else { return }
+        guard let (worker, room) = found else { return }
         await workers[worker].perform { rooms in
-            rooms.routers[room]?.removeReceiver(track: id)
-            rooms.forgetPendingDownTracks(of: id)
+            rooms.routers[room]?.removeReceiver(track: track.trackID)
+            rooms.forgetPendingDownTracks(of: track.trackID)
         }
     }
 
-    // MARK: - Room events
+    // MARK: - Commands from the room
 
-    /// The media side of room events: forwarding on/off (a PLI when on),
-    /// remote audio paused, a participant gone for good.
-    public func handle(_ events: [RoomEvent]) {
-        for event in events {
-            switch event {
-            case .trackForwarding(let room, _, let track, let forwarded):
-                guard let id = state.withLock({ $0.trackIDs[track] }) else { continue }
-                workers[workerIndex(for: room)].enqueue { rooms in
-                    try? rooms.routers[room]?.setForwarding(track: id, enabled: forwarded, now: MediaClock.now())
-                    rooms.touch(room)
-                }
-            case .remoteAudioPaused(let room, let participant, let paused):
-                guard let transport = state.withLock({ $0.participants[participant]?.subscriber.transport }) else { continue }
-                workers[workerIndex(for: room)].enqueue { rooms in
-                    try? rooms.routers[room]?.setAudioPaused(subscriber: transport, paused: paused)
-                }
-            case .participantRemoved(let room, let participant, _):
-                remove(participant: participant, room: room)
-            default:
-                continue
-            }
+    /// Forwards `track`'s packets or not (its effective enabled state); a
+    /// PLI asks the publisher for a keyframe when it turns on.
+    public func setForwarding(room: RoomHandle, track: TrackHandle, forwarded: Bool) {
+        workers[workerIndex(for: room)].enqueue { rooms in
+            try? rooms.routers[room]?.setForwarding(track: track.trackID, enabled: forwarded, now: MediaClock.now())
+            rooms.touch(room)
+        }
+    }
+
+    /// Pauses or resumes the audio forwarded to `participant` (an audio
+    /// interruption). Kept for a subscriber connection that does not exist
+    /// yet: it starts paused.
+    public func setRemoteAudioPaused(participant: ParticipantHandle, room: RoomHandle, paused: Bool) {
+        let transport = state.withLock { state -> TransportID? in
+            var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
+            media.remoteAudioPaused = paused
+            state.participants[participant] = media
+            return media.subscriber.transport
+        }
+        guard let transport else { return }
+        workers[workerIndex(for: room)].enqueue { rooms in
+            try? rooms.routers[room]?.setAudioPaused(subscriber: transport, paused: paused)
         }
     }
 
     /// Ends both connections of a participant.
-    public func remove(participant: ParticipantSID, room: RoomSID) {
-        guard let media = state.withLock({ state -> ParticipantMedia? in
-            guard let media = state.participants.removeValue(forKey: participant) else { return nil }
-            for sid in media.publisher?.tracks.values.map(\.sid) ?? [] { state.trackIDs[sid] = nil }
-            return media
-        }) else { return }
+    public func remove(participant: ParticipantHandle) {
+        guard let media = state.withLock({ $0.participants.removeValue(forKey: participant) }) else { return }
         let connections = [media.publisher?.transport, media.subscriber.transport].compactMap { $0 }
-        let tracks = media.publisher?.tracks.values.map(\.id) ?? []
+        let tracks = media.publisher?.tracks.values.map(\.handle.trackID) ?? []
+        let room = media.room
         workers[media.worker].enqueue { rooms in
             for track in tracks { rooms.forgetPendingDownTracks(of: track) }
             for connection in connections {
@@ -266,23 +260,21 @@ public final class MediaPlane: Sendable {
 
     // MARK: - Helpers
 
-    static func sessionID(_ participant: ParticipantSID, connection: UInt64) -> String {
-        // A positive 63-bit number (RFC 8866 section 5.2) from the SID's
-        // last 15 hex digits and the connection number.
-        let hex = participant.rawValue.suffix(15)
-        return String((UInt64(hex, radix: 16) ?? 1) << 1 | connection)
+    static func sessionID(_ participant: ParticipantHandle, connection: UInt64) -> String {
+        // A positive 63-bit number (RFC 8866 section 5.2): the participant's
+        // handle (32 bits), this process's salt (29) and the connection (2).
+        String((UInt64(participant.rawValue) << 29 | processSalt) << 2 | connection)
     }
+
+    /// Random per process, so a restarted node does not repeat an `o=`
+    /// session ID that a client still holds.
+    private static let processSalt = UInt64.random(in: 0..<(1 << 29))
 }
 
 extension MediaPlane.State {
     mutating func allocateTransport() -> UInt32 {
         defer { nextTransport &+= 1 }
         return nextTransport
-    }
-
-    mutating func allocateTrack() -> UInt32 {
-        defer { nextTrack &+= 1 }
-        return nextTrack
     }
 }
 
@@ -300,13 +292,13 @@ struct PublishPlan: Sendable {
     var transport: TransportID
     var isNew: Bool
     var restart: Bool
-    var removed: [TrackID]
+    var removed: [TrackHandle]
     var receivers: [ReceiverPlan]
 }
 
 struct ReceiverPlan: Sendable {
     var track: TrackID
-    var kind: SFU.MediaKind
+    var kind: MediaTrackKind
     var mid: String
     var payloadType: UInt8
     var rtxPayloadType: UInt8?

@@ -1,3 +1,4 @@
+import Packets
 import CVroomUDP
 import Foundation
 import Logging

@@ -1,6 +1,5 @@
 import Logging
 import Packets
-import Rooms
 import SFU
 import WebRTC
 
@@ -10,18 +9,18 @@ import WebRTC
 /// changes it only through jobs (`MediaPlane`).
 final class MediaWorkerRooms: MediaWorkerHandler {
     let table = MediaConnectionTable()
-    private(set) var routers: [RoomSID: Router] = [:]
+    private(set) var routers: [RoomHandle: Router] = [:]
     /// When each router wants `tick` next (now, after a command that may
     /// have queued a keyframe request).
-    private var routerDeadlines: [RoomSID: MediaTime] = [:]
+    private var routerDeadlines: [RoomHandle: MediaTime] = [:]
     /// Counters of routers and connections that are gone (totals only grow).
     var retired = MediaStatistics()
     /// The egress queue's counters, as of the last timer run.
     var egressCounters: (sent: UInt64, failures: UInt64) = (0, 0)
     /// DownTracks waiting for their track's receiver.
-    var pendingDownTracks: [TrackID: [(RoomSID, DownTrackPlan)]] = [:]
+    var pendingDownTracks: [TrackID: [(RoomHandle, DownTrackPlan)]] = [:]
     /// Network quality and dominant speaker per room.
-    var signals: [RoomSID: RoomSignals] = [:]
+    var signals: [RoomHandle: RoomSignals] = [:]
     let events: @Sendable (MediaEvent) -> Void
     let logger: Logger
     let qualityConfiguration: NetworkQualityMonitor.Configuration
@@ -42,7 +41,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
 
     /// The room's router, created on first use. `ntpAtZero` ties the
     /// monotonic clock to wall-clock NTP time for sender reports.
-    func router(for room: RoomSID) -> Router {
+    func router(for room: RoomHandle) -> Router {
         if let router = routers[room] { return router }
         let router = Router(ntpAtZero: NTPClock.ntpAtMonotonicZero())
         routers[room] = router
@@ -51,7 +50,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     }
 
     /// The router wants a `tick` soon (a command may have asked for a PLI).
-    func touch(_ room: RoomSID) {
+    func touch(_ room: RoomHandle) {
         routerDeadlines[room] = MediaClock.now()
     }
 
@@ -74,7 +73,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     }
 
     /// A room with no connections left loses its router.
-    func dropRouterIfUnused(_ room: RoomSID) {
+    func dropRouterIfUnused(_ room: RoomHandle) {
         guard !table.byID.values.contains(where: { $0.room == room }) else { return }
         if let router = routers[room] { retired.router.add(router.counters) }
         routers[room] = nil
@@ -166,9 +165,9 @@ final class MediaWorkerRooms: MediaWorkerHandler {
             case .addressValidated(let address):
                 table.byAddress[address] = connection.id
             case .selected(let address):
-                logger.debug("\(connection.participant.rawValue) \(connection.role.rawValue): sending to \(address)")
+                logger.debug("\(connection.participant) \(connection.role.rawValue): sending to \(address)")
             case .connected(let profile):
-                logger.debug("\(connection.participant.rawValue) \(connection.role.rawValue): DTLS-SRTP up (\(profile))")
+                logger.debug("\(connection.participant) \(connection.role.rawValue): DTLS-SRTP up (\(profile))")
                 if !connection.reportedConnected {
                     connection.reportedConnected = true
                     events(.connected(participant: connection.participant, connection: connection.role))
@@ -183,7 +182,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                 connection.reportedFailure = true
                 events(.failed(participant: connection.participant, connection: connection.role, code: error.code, message: error.message))
             case .closedByPeer:
-                logger.debug("\(connection.participant.rawValue) \(connection.role.rawValue): DTLS close_notify")
+                logger.debug("\(connection.participant) \(connection.role.rawValue): DTLS close_notify")
             }
         }
     }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Packets
 import Glibc
 #endif
 

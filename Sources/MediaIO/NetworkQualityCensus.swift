@@ -1,4 +1,3 @@
-import Rooms
 
 /// How many participants of the node are at each network quality level
 /// (PROTOCOL.md 3.8), for `vroom_network_quality_participants{level}`.

@@ -1,5 +1,4 @@
 import Packets
-import Rooms
 import SFU
 import WebRTC
 
@@ -8,12 +7,16 @@ import WebRTC
 /// negotiated. The worker holds the live state; this is what the next
 /// offer or answer is built from.
 struct ParticipantMedia: Sendable {
-    var room: RoomSID
+    var room: RoomHandle
     var worker: Int
     var publisher: PublisherMedia?
     var subscriber: SubscriberMedia
+    /// The remote audio forwarded to this participant is paused (an audio
+    /// interruption, PROTOCOL.md 3.3); applied to the subscriber connection
+    /// whenever it exists, also when it is created after the interruption began.
+    var remoteAudioPaused = false
 
-    init(room: RoomSID, worker: Int) {
+    init(room: RoomHandle, worker: Int) {
         self.room = room
         self.worker = worker
         self.subscriber = SubscriberMedia(local: .random())
@@ -31,9 +34,8 @@ struct PublisherMedia: Sendable {
 }
 
 struct PublishedMediaTrack: Sendable, Hashable {
-    var sid: TrackSID
-    var id: TrackID
-    var kind: SFU.MediaKind
+    var handle: TrackHandle
+    var kind: MediaTrackKind
 }
 
 /// The subscriber connection: the server offers, the client answers.
@@ -46,13 +48,13 @@ struct SubscriberMedia: Sendable {
     var sessionVersion: UInt64 = 0
     /// The SSRCs this subscriber receives each track on (kept while the
     /// track stays subscribed; a track placed again gets new ones).
-    var ssrcs: [TrackSID: SubscriberSSRCs] = [:]
+    var ssrcs: [TrackHandle: SubscriberSSRCs] = [:]
     /// The offer in flight, if any, and the tracks of its slots.
     var offer: SubscriberOffer?
-    var offeredTracks: [String: TrackSID] = [:]
+    var offeredTracks: [String: TrackHandle] = [:]
     var answer: SubscriberAnswer?
     /// DownTracks in place on the worker, by track.
-    var applied: [TrackSID: DownTrackPlan] = [:]
+    var applied: [TrackHandle: DownTrackPlan] = [:]
 }
 
 struct SubscriberSSRCs: Sendable, Hashable {
@@ -60,25 +62,46 @@ struct SubscriberSSRCs: Sendable, Hashable {
     var rtx: SSRC?
 }
 
-/// One m-line of a subscriber offer as the control plane asks for it.
+/// One m-line of a subscriber offer as the control plane asks for it: its
+/// mid and kind, and the track it carries, if any.
 public struct SubscriberMediaSlot: Sendable, Hashable {
     public var mid: String
-    public var kind: TrackKind
-    public var track: (sid: TrackSID, publisher: ParticipantSID)?
+    public var kind: MediaTrackKind
+    public var track: SubscriberSlotTrack?
 
-    public init(mid: String, kind: TrackKind, track: (sid: TrackSID, publisher: ParticipantSID)?) {
+    public init(mid: String, kind: MediaTrackKind, track: SubscriberSlotTrack?) {
         self.mid = mid
         self.kind = kind
         self.track = track
     }
+}
 
-    public static func == (lhs: SubscriberMediaSlot, rhs: SubscriberMediaSlot) -> Bool {
-        lhs.mid == rhs.mid && lhs.kind == rhs.kind && lhs.track?.sid == rhs.track?.sid && lhs.track?.publisher == rhs.track?.publisher
+/// The track a subscriber slot carries: its handle, and the labels its
+/// `a=msid` and CNAME show the subscriber (the publisher's and the track's
+/// SIDs, PROTOCOL.md section 5; opaque text to the media plane).
+public struct SubscriberSlotTrack: Sendable, Hashable {
+    public var handle: TrackHandle
+    public var streamLabel: String
+    public var trackLabel: String
+
+    public init(handle: TrackHandle, streamLabel: String, trackLabel: String) {
+        self.handle = handle
+        self.streamLabel = streamLabel
+        self.trackLabel = trackLabel
     }
+}
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(mid)
-        hasher.combine(kind)
-        hasher.combine(track?.sid)
+/// One track a publish offer describes (PROTOCOL.md 3.2): its m-line.
+public struct PublishedTrackMedia: Sendable, Hashable {
+    public var mid: String
+    public var handle: TrackHandle
+    public var kind: MediaTrackKind
+    public var enabled: Bool
+
+    public init(mid: String, handle: TrackHandle, kind: MediaTrackKind, enabled: Bool) {
+        self.mid = mid
+        self.handle = handle
+        self.kind = kind
+        self.enabled = enabled
     }
 }

@@ -1,4 +1,3 @@
-import Rooms
 import SFU
 
 /// A participant's network quality as its media worker last rated it, for
@@ -6,7 +5,7 @@ import SFU
 public struct ParticipantQuality: Sendable, Hashable {
     /// 0-5, nil before the first rating (no media yet, and not 5 s).
     public var level: Int?
-    public var warnings: [NetworkQualityWarning]
+    public var warnings: [MediaQualityWarning]
     /// The last sample's MOS (1-4.5), loss fraction (0...1, the worse
     /// direction), jitter and round-trip time in seconds; nil when unmeasured.
     public var mos: Double?
@@ -16,7 +15,7 @@ public struct ParticipantQuality: Sendable, Hashable {
 
     init(_ monitor: NetworkQualityMonitor) {
         level = monitor.current?.level
-        warnings = (monitor.current?.warnings ?? []).compactMap { NetworkQualityWarning(rawValue: $0.rawValue) }
+        warnings = monitor.current?.warnings ?? []
         mos = monitor.lastMOS
         lossFraction = monitor.lastLoss
         jitter = monitor.lastJitter
@@ -27,7 +26,7 @@ public struct ParticipantQuality: Sendable, Hashable {
 extension MediaPlane {
     /// The network quality of each participant of `room` with media on this
     /// node, as last sampled (once a second).
-    public func networkQuality(room: RoomSID) async -> [ParticipantSID: ParticipantQuality] {
+    public func networkQuality(room: RoomHandle) async -> [ParticipantHandle: ParticipantQuality] {
         await workers[workerIndex(for: room)].perform { rooms in
             (rooms.signals[room]?.monitors ?? [:]).mapValues(ParticipantQuality.init)
         }

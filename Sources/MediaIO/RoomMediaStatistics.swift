@@ -1,4 +1,3 @@
-import Rooms
 import SFU
 import WebRTC
 
@@ -6,7 +5,7 @@ import WebRTC
 /// on the room's media worker in one job, so every number in it is of the
 /// same moment.
 public struct RoomMediaStatistics: Sendable, Equatable {
-    public var participants: [ParticipantSID: ParticipantMediaStatistics] = [:]
+    public var participants: [ParticipantHandle: ParticipantMediaStatistics] = [:]
 
     public init() {}
 }
@@ -29,15 +28,15 @@ public struct ParticipantMediaStatistics: Sendable, Equatable {
 
 /// One published track as the server receives it.
 public struct PublishedTrackStatistics: Sendable, Equatable {
-    public var track: TrackSID
+    public var track: TrackHandle
     public var receiver: ReceiverSnapshot
 }
 
 /// One track as the server sends it to the subscribing participant.
 public struct SubscribedTrackStatistics: Sendable, Equatable {
-    public var track: TrackSID
+    public var track: TrackHandle
     /// Who published it (nil when it left meanwhile).
-    public var publisher: ParticipantSID?
+    public var publisher: ParticipantHandle?
     public var downTrack: DownTrackSnapshot
 }
 
@@ -46,34 +45,34 @@ public struct SubscribedTrackStatistics: Sendable, Equatable {
 struct RoomStatisticsPlan: Sendable {
     struct Participant: Sendable {
         var publisher: TransportID?
-        var published: [(sid: TrackSID, id: TrackID)]
+        var published: [TrackHandle]
         var subscriber: TransportID?
-        var subscribed: [(sid: TrackSID, id: TrackID, publisher: ParticipantSID?)]
+        var subscribed: [(track: TrackHandle, publisher: ParticipantHandle?)]
     }
 
     var worker: Int
-    var participants: [ParticipantSID: Participant] = [:]
+    var participants: [ParticipantHandle: Participant] = [:]
 }
 
 extension MediaPlane {
     /// The live media figures of `room`'s participants (those with media:
     /// one that never negotiated a connection is absent). Asks the room's
     /// worker once; the packet path is not touched.
-    public func roomStatistics(room: RoomSID) async -> RoomMediaStatistics {
+    public func roomStatistics(room: RoomHandle) async -> RoomMediaStatistics {
         let plan = state.withLock { state -> RoomStatisticsPlan in
             var plan = RoomStatisticsPlan(worker: workerIndex(for: room))
-            var publisherOf: [TrackSID: ParticipantSID] = [:]
-            for (sid, media) in state.participants where media.room == room {
-                for track in media.publisher.map({ Array($0.tracks.values) }) ?? [] { publisherOf[track.sid] = sid }
+            var publisherOf: [TrackHandle: ParticipantHandle] = [:]
+            for (participant, media) in state.participants where media.room == room {
+                for track in media.publisher.map({ Array($0.tracks.values) }) ?? [] { publisherOf[track.handle] = participant }
             }
-            for (sid, media) in state.participants where media.room == room {
+            for (participant, media) in state.participants where media.room == room {
                 let published = (media.publisher?.tracks.values).map { tracks in
-                    tracks.sorted { $0.sid.rawValue < $1.sid.rawValue }.map { (sid: $0.sid, id: $0.id) }
+                    tracks.map(\.handle).sorted { $0.rawValue < $1.rawValue }
                 } ?? []
-                let subscribed = media.subscriber.applied.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-                    (sid: $0.key, id: $0.value.track, publisher: publisherOf[$0.key])
+                let subscribed = media.subscriber.applied.keys.sorted { $0.rawValue < $1.rawValue }.map {
+                    (track: $0, publisher: publisherOf[$0])
                 }
-                plan.participants[sid] = RoomStatisticsPlan.Participant(
+                plan.participants[participant] = RoomStatisticsPlan.Participant(
                     publisher: media.publisher?.transport, published: published,
                     subscriber: media.subscriber.transport, subscribed: subscribed)
             }
@@ -86,7 +85,7 @@ extension MediaPlane {
 
 extension MediaWorkerRooms {
     /// Reads `plan`'s tracks off the room's router and its quality monitors.
-    func statistics(of room: RoomSID, _ plan: RoomStatisticsPlan) -> RoomMediaStatistics {
+    func statistics(of room: RoomHandle, _ plan: RoomStatisticsPlan) -> RoomMediaStatistics {
         var result = RoomMediaStatistics()
         let now = MediaClock.now()
         let router = routers[room]
@@ -100,15 +99,15 @@ extension MediaWorkerRooms {
                 if let subscriber = entry.subscriber {
                     figures.roundTripTime = router.roundTripTime(subscriber: subscriber, now: now)
                     for track in entry.subscribed {
-                        guard let snapshot = router.downTrackSnapshot(track: track.id, subscriber: subscriber, now: now)
+                        guard let snapshot = router.downTrackSnapshot(track: track.track.trackID, subscriber: subscriber, now: now)
                         else { continue }
                         figures.subscribed.append(
-                            SubscribedTrackStatistics(track: track.sid, publisher: track.publisher, downTrack: snapshot))
+                            SubscribedTrackStatistics(track: track.track, publisher: track.publisher, downTrack: snapshot))
                     }
                 }
                 for track in entry.published {
-                    guard let snapshot = router.receiverSnapshot(track: track.id, now: now) else { continue }
-                    figures.published.append(PublishedTrackStatistics(track: track.sid, receiver: snapshot))
+                    guard let snapshot = router.receiverSnapshot(track: track.trackID, now: now) else { continue }
+                    figures.published.append(PublishedTrackStatistics(track: track, receiver: snapshot))
                 }
             }
             result.participants[participant] = figures

@@ -1,4 +1,4 @@
-import Rooms
+import Packets
 import SFU
 import WebRTC
 
@@ -8,8 +8,8 @@ import WebRTC
 /// this only samples the router on the worker's clock and turns their
 /// output into `MediaEvent`s.
 final class RoomSignals {
-    var monitors: [ParticipantSID: NetworkQualityMonitor] = [:]
-    var speakers: DominantSpeakerDetector<ParticipantSID>
+    var monitors: [ParticipantHandle: NetworkQualityMonitor] = [:]
+    var speakers: DominantSpeakerDetector<ParticipantHandle>
     var nextQualitySample: MediaTime
     var nextSpeakerUpdate: MediaTime
 
@@ -25,7 +25,7 @@ extension MediaWorkerRooms {
     /// next. Each sample comes at least `minimumInterval` after the last
     /// (the next is set from when this one ran), so no participant's
     /// `networkQuality` goes out twice within a second.
-    func runSignals(room: RoomSID, router: Router, now: MediaTime) -> MediaTime {
+    func runSignals(room: RoomHandle, router: Router, now: MediaTime) -> MediaTime {
         let qualityInterval = qualityConfiguration.minimumInterval
         let state = signals[room] ?? {
             let created = RoomSignals(configuration: speakerConfiguration, now: now, qualityInterval: qualityInterval)
@@ -35,7 +35,7 @@ extension MediaWorkerRooms {
 
         if now >= state.nextSpeakerUpdate {
             state.nextSpeakerUpdate = now.adding(nanoseconds: speakerConfiguration.updateInterval)
-            var activity: [ParticipantSID: AudioActivity] = [:]
+            var activity: [ParticipantHandle: AudioActivity] = [:]
             router.takeAudioActivity { transport, interval in
                 if let participant = table.byID[transport]?.participant { activity[participant] = interval }
             }
@@ -46,7 +46,7 @@ extension MediaWorkerRooms {
 
         if now >= state.nextQualitySample {
             state.nextQualitySample = now.adding(nanoseconds: qualityInterval)
-            var links: [ParticipantSID: (publisher: TransportID?, subscriber: TransportID?)] = [:]
+            var links: [ParticipantHandle: (publisher: TransportID?, subscriber: TransportID?)] = [:]
             for connection in table.byID.values where connection.room == room {
                 var link = links[connection.participant] ?? (nil, nil)
                 switch connection.role {
@@ -66,7 +66,7 @@ extension MediaWorkerRooms {
                 if let report = monitor.poll(now: now) {
                     events(.networkQuality(
                         room: room, participant: participant, level: report.level,
-                        warnings: report.warnings.compactMap { NetworkQualityWarning(rawValue: $0.rawValue) }))
+                        warnings: report.warnings))
                 }
                 state.monitors[participant] = monitor
             }

@@ -1,4 +1,4 @@
-import WebRTC
+import Packets
 
 /// What one publisher's audio did over one interval, from the
 /// `ssrc-audio-level` extension (RFC 6464): the level is in -dBov, 0 the
@@ -67,7 +67,6 @@ public struct DominantSpeakerConfiguration: Sendable, Equatable {
 /// becomes nobody (`null` on the wire).
 public struct DominantSpeakerDetector<Speaker: Hashable & Sendable>: Sendable {
     public typealias Configuration = DominantSpeakerConfiguration
-
 
     /// A change to announce: the new dominant speaker, nil for nobody.
     public struct Change: Sendable, Equatable {

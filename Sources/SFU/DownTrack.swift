@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 /// One track as one subscriber receives it: the subscriber connection's
 /// SSRC, payload type and header extension IDs, the munger that keeps its

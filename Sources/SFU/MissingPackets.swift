@@ -1,4 +1,4 @@
-import WebRTC
+import Packets
 
 /// The publisher packets a video receiver saw go missing, to NACK (RFC 4585
 /// generic NACK) until they arrive, directly or as RTX.

@@ -1,4 +1,4 @@
-import WebRTC
+import Packets
 
 /// NTP timestamps (RFC 3550 section 4: seconds since 1900 in the high 32
 /// bits, the fraction in the low 32) for the worker's clock.

@@ -1,4 +1,4 @@
-import WebRTC
+import Packets
 
 /// A participant's network quality (PROTOCOL.md 3.8) as sent in
 /// `networkQuality`: level 0-5 and the active warnings in wire order.

@@ -1,4 +1,4 @@
-import WebRTC
+import Packets
 
 /// One packet as a DownTrack's munger sees it: the receiver's numbering and
 /// the fields a rewrite may change. Built by the router per packet, on the

@@ -1,4 +1,4 @@
-import WebRTC
+import Packets
 
 /// A bitrate and a packet rate, per second.
 public struct TrackRate: Sendable, Equatable {

@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 /// One published track as the router receives it: its SSRCs (declared, or
 /// learned from the MID extension that Chrome sends only on about the first

@@ -1,3 +1,4 @@
+import Packets
 /// What a receiver knows about one incoming RTP stream for its RTCP receiver
 /// report: loss (RFC 3550 appendix A.3) and interarrival jitter (appendix
 /// A.8), on extended sequence numbers.

@@ -1,4 +1,4 @@
-import WebRTC
+import Packets
 
 extension Router {
     /// What the router measured of one participant's links since the last

@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 extension Router {
     /// One plaintext RTCP compound packet from a connection. From a

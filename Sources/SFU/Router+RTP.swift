@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 extension Router {
     /// One plaintext RTP packet from a publisher connection (SRTP already

@@ -1,4 +1,3 @@
-import WebRTC
 
 extension Router {
     /// A subscriber connection just became able to receive (DTLS-SRTP up):

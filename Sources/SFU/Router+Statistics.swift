@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 /// One published track as the router receives it, read at one moment for
 /// `/Stats`: the counters of `ReceiverStats` with loss and jitter brought up

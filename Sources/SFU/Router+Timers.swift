@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 extension Router {
     /// Sends what is due at `now`: pending keyframe requests, NACK retries

@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 /// The forwarding core of one room (DESIGN.md, "The packet path"): per
 /// published track a `Receiver`, per subscriber and track a `DownTrack`.

@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 /// A publisher connection as the router knows it: its header extension
 /// IDs, the tracks it publishes, and its transport-cc arrivals.

@@ -1,5 +1,4 @@
 import Packets
-import WebRTC
 
 /// The arrival times of one publisher connection's packets, by transport-wide
 /// sequence number (draft-holmer-rmcat-transport-wide-cc-extensions-01), and

@@ -1,3 +1,4 @@
+import Node
 import Rooms
 
 // Rooms' domain values as the wire's (PROTOCOL.md section 3).
@@ -5,6 +6,10 @@ import Rooms
 extension SignalingError {
     init(_ error: RoomError) {
         self.init(error.protocolCode, message: error.message)
+    }
+
+    init(_ error: NodeError) {
+        self.init(error.code, message: error.message)
     }
 }
 

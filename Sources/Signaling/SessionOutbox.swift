@@ -1,3 +1,4 @@
+import Node
 import Rooms
 import Synchronization
 

@@ -2,30 +2,28 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
-import MediaIO
 import NIOCore
+import Node
 
 /// `GET /v1/signal` upgraded to a WebSocket (PROTOCOL.md sections 1 and 3).
 /// The upgrade is always accepted (browsers cannot read an HTTP error on an
 /// upgrade); the access token (`Authorization: Bearer`, or the
 /// `access_token` query parameter) is checked when `join` arrives.
 public struct SignalingEndpoint: Sendable {
-    public let host: RoomHost
+    public let node: Node
     public let verifier: AccessTokenVerifier
     public let settings: SignalingSettings
-    public let media: MediaPlane
     /// Join durations and error codes for the node's metrics.
     public let metrics: SignalingMetrics
     let clock: @Sendable () -> Date
     let subscribers = SubscriberStates()
 
     public init(
-        host: RoomHost, verifier: AccessTokenVerifier, media: MediaPlane, settings: SignalingSettings = SignalingSettings(),
+        node: Node, verifier: AccessTokenVerifier, settings: SignalingSettings = SignalingSettings(),
         metrics: SignalingMetrics = .none, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.host = host
+        self.node = node
         self.metrics = metrics
-        self.media = media
         self.verifier = verifier
         self.settings = settings
         self.clock = clock
@@ -47,8 +45,8 @@ public struct SignalingEndpoint: Sendable {
     public func register<Context: WebSocketRequestContext>(on router: Router<Context>) {
         router.ws("/v1/signal") { inbound, outbound, context in
             let session = SignalingSession(
-                host: host, verifier: verifier, settings: settings, token: Self.accessToken(of: context.request),
-                subscribers: subscribers, media: media, metrics: metrics, logger: context.logger, clock: clock)
+                node: node, verifier: verifier, settings: settings, token: Self.accessToken(of: context.request),
+                subscribers: subscribers, metrics: metrics, logger: context.logger, clock: clock)
             if let channel = (context.requestContext as? any ChannelProvidingContext)?.channel {
                 do {
                     try await ControlFrameObserver.install(on: channel) { session.receiveControlFrame() }

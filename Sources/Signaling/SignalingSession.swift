@@ -1,10 +1,8 @@
 import Foundation
 import Synchronization
 import Logging
-import MediaIO
+import Node
 import Rooms
-import SDP
-import WebRTC
 
 /// One participant's signaling session over one WebSocket (PROTOCOL.md
 /// section 3): decodes the client's frames, runs them against the
@@ -12,7 +10,8 @@ import WebRTC
 /// (`SignalingEndpoint`) feeds it frames and time, and writes what comes out
 /// of its outbox.
 actor SignalingSession {
-    let host: RoomHost
+    let node: Node
+    var host: RoomHost { node.rooms }
     let verifier: AccessTokenVerifier
     let settings: SignalingSettings
     let outbox: SessionOutbox
@@ -21,8 +20,6 @@ actor SignalingSession {
     private let clock: @Sendable () -> Date
 
     private var participant: ParticipantSID?
-    /// The node's media plane: answers, offers, and the live connections.
-    let media: MediaPlane
     let metrics: SignalingMetrics
     private var lastFrame: Date
     /// When the client last sent a WebSocket ping or pong: written off the
@@ -36,13 +33,12 @@ actor SignalingSession {
     private let subscribers: SubscriberStates
 
     init(
-        host: RoomHost, verifier: AccessTokenVerifier, settings: SignalingSettings, token: String?,
-        subscribers: SubscriberStates, media: MediaPlane, metrics: SignalingMetrics = .none, logger: Logger,
+        node: Node, verifier: AccessTokenVerifier, settings: SignalingSettings, token: String?,
+        subscribers: SubscriberStates, metrics: SignalingMetrics = .none, logger: Logger,
         clock: @escaping @Sendable () -> Date
     ) {
-        self.host = host
+        self.node = node
         self.metrics = metrics
-        self.media = media
         self.subscribers = subscribers
         self.verifier = verifier
         self.settings = settings
@@ -100,11 +96,7 @@ actor SignalingSession {
             case .publish(let publish):
                 try await self.publish(publish, participant: participant, id: id)
             case .unpublish(let trackSid):
-                let track = try trackSID(trackSid)
-                try await host.perform { (service: inout RoomService, now) throws(RoomError) in
-                    try service.unpublish(participant: participant, track: track, now: now)
-                }
-                await media.unpublish(participant: participant, track: track)
+                try await node.unpublish(participant: participant, track: try trackSID(trackSid))
                 ok(id)
             case .setTrackEnabled(let trackSid, let enabled):
                 let track = try trackSID(trackSid)
@@ -129,16 +121,16 @@ actor SignalingSession {
             case .restartIce:
                 // New credentials in the next offer (PROTOCOL.md 3.4); sent
                 // now, or after the answer to one in flight.
-                media.restartSubscriberICE(participant: participant)
+                node.media.restartSubscriberICE(participant: participant)
                 ok(id)
                 outbox.send(.notice(.subscriptionsChanged))
             case .subscribeAnswer(let sdp):
                 logger.trace("subscribeAnswer from \(participant.rawValue):\n\(sdp)")
-                do throws(NegotiationError) {
-                    try await media.applySubscriberAnswer(participant: participant, sdp: sdp)
+                do throws(NodeError) {
+                    try await node.applySubscriberAnswer(participant: participant, sdp: sdp)
                 } catch {
                     // The offer stays in flight and is sent again (PROTOCOL.md 3.4).
-                    reply(SignalingError(SignalingErrorCode(rawValue: error.code) ?? .clientRemoteDescFailed, message: error.message).errorMessage(id: id))
+                    reply(SignalingError(error).errorMessage(id: id))
                     return
                 }
                 ok(id)
@@ -257,44 +249,21 @@ actor SignalingSession {
     // MARK: - publish
 
     private func publish(_ publish: ClientMessage.Publish, participant: ParticipantSID, id: String?) async throws(RoomError) {
-        let offer: SessionDescription
-        do {
-            offer = try SessionDescription(parsing: publish.sdp)
-        } catch {
-            reply(SignalingError(.serverRemoteDescFailed, message: "the offer does not parse: \(error)").errorMessage(id: id))
-            return
-        }
-        // Exactly one `tracks` entry per sending m-line, matched by mid (PROTOCOL.md section 5).
-        let sending = Set(
-            offer.media.filter { media in
-                (media.kind == .audio || media.kind == .video) && (media.port != 0 || media.isBundleOnly)
-                    && [.sendrecv, .sendonly].contains(media.direction(in: offer))
-            }.compactMap(\.mid))
-        let described = publish.tracks.map(\.mid)
-        guard Set(described) == sending, described.count == sending.count else {
-            throw .trackInvalid
-        }
         // The room is the one `join` recorded in the outbox.
         guard let room = outbox.joined?.room else { throw .participantNotFound }
-        // The offer is checked before the room changes: an unusable offer
-        // (53402) or a track without Opus/VP8 (53404) changes nothing.
-        let pending: PendingPublish
-        do throws(NegotiationError) {
-            pending = try media.answerPublish(participant: participant, room: room, offer: offer, trackMIDs: described)
+        let requests = publish.tracks.map { TrackRequest(mid: $0.mid, name: $0.name, kind: $0.kind.rawValue, enabled: $0.enabled) }
+        let published: (sdp: String, tracks: [PublishedTrackAssignment])
+        do throws(NodeError) {
+            published = try await node.publish(participant: participant, room: room, offer: publish.sdp, tracks: requests)
         } catch {
-            reply(SignalingError(SignalingErrorCode(rawValue: error.code) ?? .clientRemoteDescFailed, message: error.message).errorMessage(id: id))
+            reply(SignalingError(error).errorMessage(id: id))
             return
         }
-        let requests = publish.tracks.map { TrackRequest(mid: $0.mid, name: $0.name, kind: $0.kind.rawValue, enabled: $0.enabled) }
-        let assignments = try await host.perform { (service: inout RoomService, now) throws(RoomError) in
-            try service.publish(participant: participant, tracks: requests, now: now)
-        }
-        await media.applyPublish(participant: participant, room: room, pending, tracks: assignments)
         reply(
             .publishAnswer(
                 ServerMessage.PublishAnswer(
-                    id: id, sdp: pending.sdp,
-                    tracks: assignments.map {
+                    id: id, sdp: published.sdp,
+                    tracks: published.tracks.map {
                         ServerMessage.PublishedTrack(mid: $0.mid, sid: $0.sid.rawValue, name: $0.name, kind: SignalingTrackKind($0.kind))
                     })))
     }
@@ -315,7 +284,7 @@ actor SignalingSession {
         if busy { return nil }
         let tracks = await host.read { $0.subscribedTracks(of: participant) }
         let now = clock()
-        let media = self.media
+        let node = self.node
         let logger = self.logger
         return subscribers.withState(participant) { state -> ServerMessage? in
             if tracks.isEmpty && state.slots.isEmpty { return nil }
@@ -341,8 +310,8 @@ actor SignalingSession {
                     mid: slot.mid, trackSid: entry.sid, participantSid: entry.publisher, name: track.name, kind: slot.kind)
             }
             let sdp: String?
-            do throws(NegotiationError) {
-                sdp = try media.subscriberOffer(participant: participant, room: room, slots: state.slots.map(\.mediaSlot))
+            do throws(NodeError) {
+                sdp = try node.subscriberOffer(participant: participant, room: room, slots: state.slots.map(\.request))
             } catch {
                 logger.error("no subscriber offer for \(participant.rawValue): \(error)")
                 return nil

@@ -1,5 +1,5 @@
 import Foundation
-import MediaIO
+import Node
 import Rooms
 import Synchronization
 
@@ -48,9 +48,9 @@ struct SubscriberSlot: Sendable, Equatable {
     }
 
     /// The slot as the media plane builds the offer from it.
-    var mediaSlot: SubscriberMediaSlot {
-        SubscriberMediaSlot(
+    var request: SubscriberSlotRequest {
+        SubscriberSlotRequest(
             mid: mid, kind: kind == .audio ? .audio : .video,
-            track: track.map { (sid: TrackSID(unchecked: $0.sid), publisher: ParticipantSID(unchecked: $0.publisher)) })
+            track: track.map { SubscribedTrackRef(sid: TrackSID(unchecked: $0.sid), publisher: ParticipantSID(unchecked: $0.publisher)) })
     }
 }

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import MediaIO
+import Node
 import Persistence
 import Rooms
 import Signaling
@@ -221,12 +222,13 @@ struct Serve: AsyncParsableCommand {
         // second from each of 1,000 participants).
         let (mediaEvents, mediaEventInput) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(10_000))
         let announced = configuration.rtc.announceIPs.isEmpty ? InterfaceAddresses.defaultAnnounced() : configuration.rtc.announceIPs
-        let media = try MediaPlane(
+        let plane = try MediaPlane(
             configuration: MediaConfiguration(
                 bindAddress: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers,
                 announcedAddresses: announced, consentTimeoutSeconds: configuration.rtc.consentTimeoutSeconds),
             logger: Logger(label: "vroom.media"), events: { mediaEventInput.yield($0) })
-        media.start()
+        plane.start()
+        let media = RoomMedia(plane: plane)
         logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ",")), announcing \(announced.joined(separator: ","))")
 
         let rtcPorts = media.ports.map(Int.init)
@@ -245,20 +247,20 @@ struct Serve: AsyncParsableCommand {
         let recorder = RoomEventRecorder(
             history: history, webhooks: webhooks, messageSubscriptions: messageSubscriptions,
             logger: Logger(label: "vroom.history"))
-        let host = RoomHost(configuration: configuration.roomService, eventSink: { events in
-            media.handle(events)
+        let node = Node(configuration: configuration.roomService, media: media, eventSink: { events in
             recorder.enqueue(events)
         })
+        let host = node.rooms
         // Failures, network quality and dominant speaker reach the sessions
-        // through the room host (RoomHost.handle).
+        // through the node (Node.handle).
         let mediaFailures = Task {
             for await event in mediaEvents {
-                if let line = await host.handle(event) { logger.info("\(line)") }
+                if let line = await node.handle(event) { logger.info("\(line)") }
             }
         }
         let metrics = NodeMetrics()
         let signaling = SignalingEndpoint(
-            host: host, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]), media: media,
+            node: node, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]),
             settings: configuration.signalingSettings, metrics: metrics.signaling)
 
         let router = Router(context: SignalingRequestContext.self)
@@ -299,9 +301,9 @@ struct Serve: AsyncParsableCommand {
         await recording.value
         mediaEventInput.finish()
         await mediaFailures.value
-        let totals = await media.statistics()
+        let totals = await plane.statistics()
         logger.info("media totals: \(totals)")
-        await media.stop()
+        await plane.stop()
         await webhooks.shutdown()
         logger.info("stopped")
     }

@@ -1,3 +1,4 @@
+import Packets
 import COpenSSL
 import Glibc
 

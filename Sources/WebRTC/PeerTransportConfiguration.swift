@@ -1,3 +1,5 @@
+import Packets
+
 /// Tunables of a PeerTransport; the defaults are what the protocol asks.
 public struct PeerTransportConfiguration: Sendable, Hashable {
     /// Consent freshness (RFC 7675 section 5.1): without an authenticated

@@ -6,6 +6,7 @@ import Persistence
 import Rooms
 import Signaling
 import Testing
+import Node
 
 /// Twilio's pinned OpenAPI file (PROTOCOL.md section 6), read from the shared
 /// reference folder next to the package: `<package>/../shared/reference/`.

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import Node
 
 @Suite struct DemoPageTests {
     func app() -> some ApplicationProtocol {

@@ -6,6 +6,7 @@ import Logging
 import MediaIO
 import Rooms
 import Testing
+import Node
 import VroomTesting
 
 /// `GET /metrics` through the real route and `NodeMetrics` (DESIGN.md,
@@ -27,16 +28,18 @@ import VroomTesting
 
     struct Fixture {
         let fixture: AdminFixture
-        let media: MediaPlane
+        let plane: MediaPlane
+        let media: RoomMedia
         let metrics = NodeMetrics()
         let router = Router()
 
         init(access: MetricsAccess = .open) throws {
             fixture = try AdminFixture()
-            media = try MediaPlane(
+            plane = try MediaPlane(
                 configuration: MediaConfiguration(bindAddress: "127.0.0.1", basePort: 0, workers: 2),
                 logger: Logger(label: "test.media"), events: { _ in })
-            media.start()
+            plane.start()
+            media = RoomMedia(plane: plane)
             let (host, media) = (fixture.host, media)
             router.addMetricsRoute(metrics, access: access) {
                 await NodeSnapshot.read(host: host, media: media, webhooks: nil)
@@ -97,7 +100,7 @@ import VroomTesting
             // Two media workers were asked: the datagram counters are theirs.
             #expect(after.value("vroom_media_connections") == 0)
         }
-        await fixture.media.stop()
+        await fixture.plane.stop()
     }
 
     @Test func webhookFailuresOnlyGrow() throws {
@@ -127,7 +130,7 @@ import VroomTesting
             #expect(status == 200)
             #expect(try PrometheusExposition(parsing: text).families["vroom_rooms"] != nil)
         }
-        await fixture.media.stop()
+        await fixture.plane.stop()
     }
 
     @Test func labelValuesAreEscapedAndTheParserRejectsBadText() throws {

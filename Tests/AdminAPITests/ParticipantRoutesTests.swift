@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Rooms
 import Testing
+import Node
 
 /// `/v1/Rooms/{RoomSid}/Participants…` through the router (PROTOCOL.md section 6).
 @Suite struct ParticipantRoutesTests {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Persistence
 import Rooms
 import Testing
+import Node
 
 /// `/v1/Rooms` through the router (PROTOCOL.md section 6).
 @Suite struct RoomRoutesTests {

@@ -9,6 +9,7 @@ import Rooms
 import SDP
 import Signaling
 import Testing
+import Node
 import WebRTC
 
 /// `GET /v1/Rooms/{RoomSid}/Stats` through the real routes, with a real
@@ -22,15 +23,17 @@ import WebRTC
             return RoomHost(clock: { frozen })
         }()
         let history: HistoryStore
-        let media: MediaPlane
+        let plane: MediaPlane
+        let media: RoomMedia
         let router = Router()
 
         init() throws {
             history = try HistoryStore(path: ":memory:")
-            media = try MediaPlane(
+            plane = try MediaPlane(
                 configuration: MediaConfiguration(bindAddress: "127.0.0.1", basePort: 0, workers: 1),
                 logger: Logger(label: "test.media"), events: { _ in })
-            media.start()
+            plane.start()
+            media = RoomMedia(plane: plane)
             AdminRoutes(
                 host: host, history: history,
                 configuration: AdminConfiguration(apiKey: AdminFixture.key, apiSecret: AdminFixture.secret, publicURL: AdminFixture.base),
@@ -80,7 +83,7 @@ import WebRTC
         }
         let certificate = try DTLSCertificate.generate()
         let pending = try fixture.media.answerPublish(
-            participant: alice, room: roomSID, offer: SessionDescription(parsing: Self.publishOffer(fingerprint: certificate.fingerprint)),
+            participant: alice, room: roomSID, offer: Self.publishOffer(fingerprint: certificate.fingerprint),
             trackMIDs: ["0", "1"])
         await fixture.media.applyPublish(participant: alice, room: roomSID, pending, tracks: assigned)
         let mic = try #require(assigned.first { $0.name == "mic" }?.sid)
@@ -127,7 +130,7 @@ import WebRTC
             #expect(bySID.status == 200)
             #expect((bySID.json["participants"] as? [Any])?.count == 2)
         }
-        await fixture.media.stop()
+        await fixture.plane.stop()
     }
 
     @Test func unknownRoomIs53106AndEveryCallNeedsAuth() async throws {
@@ -144,7 +147,7 @@ import WebRTC
                 .get, "/v1/Rooms/standup/Stats", authorization: "Basic " + Data("\(AdminFixture.key):nope".utf8).base64EncodedString())
             #expect(wrong.status == 401)
         }
-        await fixture.media.stop()
+        await fixture.plane.stop()
     }
 
     @Test func aCompletedRoomHasNoParticipants() async throws {
@@ -157,6 +160,6 @@ import WebRTC
             #expect(stats.json["status"] as? String == "completed")
             #expect((stats.json["participants"] as? [Any])?.isEmpty == true)
         }
-        await fixture.media.stop()
+        await fixture.plane.stop()
     }
 }

@@ -2,6 +2,7 @@ import AdminAPI
 import Foundation
 import Persistence
 import Testing
+import Node
 
 private let secret = "test-secret"
 

@@ -2,6 +2,7 @@
 import Foundation
 import Persistence
 import Testing
+import Node
 
 /// 2026-11-21 10:30:00 UTC.
 let t0 = Date(timeIntervalSince1970: 1_795_257_000)

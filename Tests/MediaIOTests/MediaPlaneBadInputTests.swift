@@ -1,4 +1,5 @@
 import Packets
+import Node
 import SDP
 import Testing
 import VroomTestPeer
@@ -238,11 +239,11 @@ extension MediaPlaneScenarios {
         let peer = session.publisher
         let honest = peer.publishOffer(audioSSRC: SSRC(1), videoSSRC: SSRC(2))
 
-        func answer(_ text: String) throws -> NegotiationError? {
-            let offer = try SessionDescription(parsing: text)
+        func answer(_ text: String) throws -> MediaError? {
+            _ = try SessionDescription(parsing: text)
             do {
                 _ = try session.plane.answerPublish(
-                    participant: session.publisherSID, room: session.room, offer: offer, trackMIDs: ["0", "1"])
+                    participant: session.publisherSID, room: session.room, offer: text, trackMIDs: ["0", "1"])
                 return nil
             } catch {
                 return error

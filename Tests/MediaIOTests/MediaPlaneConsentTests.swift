@@ -1,4 +1,5 @@
 import Packets
+import Node
 import Testing
 import VroomTestPeer
 import WebRTC

@@ -1,4 +1,5 @@
 import Packets
+import Node
 import Rooms
 import Testing
 import VroomTestPeer

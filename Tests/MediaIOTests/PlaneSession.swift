@@ -9,15 +9,24 @@ import VroomTesting
 import WebRTC
 
 @testable import MediaIO
+import Node
 import Rooms
 
-/// The `MediaEvent`s a plane reported (its closure runs on a worker thread).
+/// The `MediaEvent`s a plane reported (its closure runs on a worker
+/// thread), in the rooms' SIDs as `Node` translates them.
 final class EventLog: Sendable {
     private let events = Mutex<[MediaEvent]>([])
+    private let media = Mutex<RoomMedia?>(nil)
 
     func append(_ event: MediaEvent) { events.withLock { $0.append(event) } }
 
-    var all: [MediaEvent] { events.withLock { $0 } }
+    /// The face that translates handles to SIDs (set once it exists).
+    func translate(with media: RoomMedia) { self.media.withLock { $0 = media } }
+
+    var all: [RoomMediaEvent] {
+        guard let media = media.withLock({ $0 }) else { return [] }
+        return events.withLock { $0 }.compactMap(media.translate)
+    }
 }
 
 /// A real `MediaPlane` on 127.0.0.1 (one worker, a kernel-chosen port) with
@@ -25,7 +34,10 @@ final class EventLog: Sendable {
 /// both, each a `TestPeer` on its own UDP socket: no signaling, the calls
 /// Signaling would make, in its order.
 final class PlaneSession {
-    let plane: MediaPlane
+    /// The media plane (handles) and its control face in SIDs (what
+    /// Signaling calls, through `Node`).
+    let mediaPlane: MediaPlane
+    let plane: RoomMedia
     let log: EventLog
     let room: RoomSID
     let publisherSID: ParticipantSID
@@ -59,12 +71,14 @@ final class PlaneSession {
         subscriber = try TestPeer(ice: .random(using: &generator))
         let log = EventLog()
         self.log = log
-        plane = try MediaPlane(
+        mediaPlane = try MediaPlane(
             configuration: MediaConfiguration(
                 bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"],
                 consentTimeoutSeconds: consentTimeoutSeconds),
             logger: Logger(label: "test.media"), events: { [log] in log.append($0) })
-        plane.start()
+        mediaPlane.start()
+        plane = RoomMedia(plane: mediaPlane)
+        log.translate(with: plane)
     }
 
     var serverAddress: STUNAddress { STUNAddress(ipv4: 127, 0, 0, 1, port: plane.ports[0]) }
@@ -73,7 +87,7 @@ final class PlaneSession {
     func publish(consentCheckInterval: Duration = .seconds(5)) async throws {
         let offer = publisher.publishOffer(audioSSRC: source.audioSSRC, videoSSRC: source.videoSSRC)
         let pending = try plane.answerPublish(
-            participant: publisherSID, room: room, offer: SessionDescription(parsing: offer), trackMIDs: ["0", "1"])
+            participant: publisherSID, room: room, offer: offer, trackMIDs: ["0", "1"])
         publishAnswer = pending.sdp
         await plane.applyPublish(
             participant: publisherSID, room: room, pending,
@@ -94,8 +108,8 @@ final class PlaneSession {
             try plane.subscriberOffer(
                 participant: subscriberSID, room: room,
                 slots: [
-                    SubscriberMediaSlot(mid: "0", kind: .audio, track: (sid: audioTrack, publisher: publisherSID)),
-                    SubscriberMediaSlot(mid: "1", kind: .video, track: (sid: videoTrack, publisher: publisherSID)),
+                    SubscriberSlotRequest(mid: "0", kind: .audio, track: SubscribedTrackRef(sid: audioTrack, publisher: publisherSID)),
+                    SubscriberSlotRequest(mid: "1", kind: .video, track: SubscribedTrackRef(sid: videoTrack, publisher: publisherSID)),
                 ]))
         subscriberOffer = offer
         let parsed = try ServerTransportSDP(offer)
@@ -149,7 +163,7 @@ final class PlaneSession {
     func statistics() async -> MediaStatistics { await plane.statistics() }
 
     func stop() async {
-        await plane.stop()
+        await mediaPlane.stop()
     }
 }
 

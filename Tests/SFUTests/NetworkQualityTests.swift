@@ -1,3 +1,4 @@
+import Packets
 import SFU
 import Testing
 import WebRTC

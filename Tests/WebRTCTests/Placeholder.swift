@@ -1,3 +1,4 @@
+import Packets
 import Testing
 import WebRTC
 

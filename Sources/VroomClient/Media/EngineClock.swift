@@ -1,3 +1,4 @@
+import Packets
 import Foundation
 import NIOCore
 import WebRTC

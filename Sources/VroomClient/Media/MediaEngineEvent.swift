@@ -1,3 +1,4 @@
+import Packets
 import WebRTC
 
 /// A complete VP8 frame from a remote track, in order.

@@ -1,3 +1,4 @@
+import Packets
 import WebRTC
 
 /// Decides which missing sequence numbers of one remote stream to NACK

@@ -4,6 +4,7 @@ import MediaIO
 import NIOCore
 import NIOPosix
 import Packets
+import Node
 import Rooms
 import SDP
 import Synchronization
@@ -49,7 +50,9 @@ final class EngineEventLog: Sendable {
 final class EngineSession: @unchecked Sendable {
     // @unchecked Sendable: the test task owns it; each engine is only used on its own loop.
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-    let plane: MediaPlane
+    /// The media plane (handles) and its control face in SIDs, as `Node` uses it.
+    let mediaPlane: MediaPlane
+    let plane: RoomMedia
     let room: RoomSID
     let publisherSID: ParticipantSID
     let subscriberSID: ParticipantSID
@@ -75,12 +78,13 @@ final class EngineSession: @unchecked Sendable {
         subscriberSID = .random(using: &generator)
         audioTrack = .random(using: &generator)
         videoTrack = .random(using: &generator)
-        plane = try MediaPlane(
+        mediaPlane = try MediaPlane(
             configuration: MediaConfiguration(
                 bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"],
                 consentTimeoutSeconds: consentTimeout.map { Double($0.components.seconds) } ?? 30),
             logger: Logger(label: "test.media"), events: { _ in })
-        plane.start()
+        mediaPlane.start()
+        plane = RoomMedia(plane: mediaPlane)
         var configuration = MediaEngineConfiguration()
         if let consentTimeout {
             configuration.consentTimeout = consentTimeout
@@ -121,7 +125,7 @@ final class EngineSession: @unchecked Sendable {
             return engine.makePublishOffer(iceRestart: iceRestart)
         }
         let pending = try plane.answerPublish(
-            participant: publisherSID, room: room, offer: SessionDescription(parsing: offer.sdp),
+            participant: publisherSID, room: room, offer: offer.sdp,
             trackMIDs: offer.tracks.map(\.mid))
         let sids = ["mic": audioTrack, "camera": videoTrack]
         await plane.applyPublish(
@@ -143,8 +147,8 @@ final class EngineSession: @unchecked Sendable {
             try plane.subscriberOffer(
                 participant: subscriberSID, room: room,
                 slots: [
-                    SubscriberMediaSlot(mid: "0", kind: .audio, track: (sid: audioTrack, publisher: publisherSID)),
-                    SubscriberMediaSlot(mid: "1", kind: .video, track: (sid: videoTrack, publisher: publisherSID)),
+                    SubscriberSlotRequest(mid: "0", kind: .audio, track: SubscribedTrackRef(sid: audioTrack, publisher: publisherSID)),
+                    SubscriberSlotRequest(mid: "1", kind: .video, track: SubscribedTrackRef(sid: videoTrack, publisher: publisherSID)),
                 ]))
         let tracks = [
             RemoteMediaTrack(mid: "0", trackSid: audioSid, participantSid: "\(publisherSID)", kind: .audio),
@@ -206,7 +210,7 @@ final class EngineSession: @unchecked Sendable {
         try? await on(a) { $0.close() }
         try? await on(b) { $0.close() }
         _ = relay?.stop()
-        await plane.stop()
+        await mediaPlane.stop()
         try? await group.shutdownGracefully()
     }
 }

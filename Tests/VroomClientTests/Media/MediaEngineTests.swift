@@ -3,6 +3,7 @@ import MediaIO
 import NIOCore
 import NIOPosix
 import Packets
+import Node
 import Testing
 import VroomTesting
 import WebRTC

@@ -2,7 +2,8 @@
 /// each completed join's duration (`vroom_join_seconds`) and the code of
 /// each `error` or `disconnected` frame sent (`vroom_signaling_errors_total
 /// {code}`). Closures, so that Signaling needs no metrics library; the
-/// server wires them to its registry. Both are called off any lock, from
+/// server wires them to its registry (AdminAPI's `NodeMetrics`). It lives
+/// in Node, which both Signaling and AdminAPI import. Both are called off any lock, from
 /// the session's tasks, and must not block.
 public struct SignalingMetrics: Sendable {
     /// A join (or resume) was accepted: from its frame's arrival to the
@@ -21,12 +22,4 @@ public struct SignalingMetrics: Sendable {
 
     /// Reports nowhere.
     public static let none = SignalingMetrics(joinCompleted: { _ in }, errorSent: { _ in })
-
-    /// Counts `message` when it carries an error code.
-    func count(_ message: ServerMessage) {
-        switch message {
-        case .error(_, let code, _), .disconnected(let code, _): errorSent(code.rawValue)
-        default: break
-        }
-    }
 }

@@ -1,4 +1,3 @@
-import MediaIO
 import Rooms
 
 extension RoomHost {
@@ -7,7 +6,7 @@ extension RoomHost {
     /// and dominant speaker to everyone in the room. Returns a line for the
     /// server's log when the event is worth one (a failure).
     @discardableResult
-    public func handle(_ event: MediaEvent) -> String? {
+    public func handle(_ event: RoomMediaEvent) -> String? {
         switch event {
         case .connected:
             return nil

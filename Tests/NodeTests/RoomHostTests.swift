@@ -1,8 +1,7 @@
 import Foundation
-import MediaIO
 import Rooms
-import Signaling
 import Testing
+import Node
 
 /// Collects what the host delivers to one participant: the receiving end of a
 /// session's outbox.

@@ -1,0 +1,24 @@
+/// Where a room lives (PROTOCOL.md section 8): a room is on one node at a
+/// time, and a `join` that reaches another node is redirected there. One
+/// node places every room on itself; a cluster's placement reads and writes
+/// the shared database's room table.
+public protocol RoomPlacement: Sendable {
+    /// The node that hosts (or will host) the room named `roomName`.
+    func locate(roomName: String) async -> RoomLocation
+}
+
+/// The answer of a `RoomPlacement`.
+public enum RoomLocation: Sendable, Equatable {
+    /// This node: admit the participant here.
+    case here
+    /// Another node: the client joins again at this signaling URL
+    /// (`{"type":"redirect","url":…}`).
+    case elsewhere(signalingURL: String)
+}
+
+/// The placement of a node that is alone: every room is here.
+public struct SingleNodePlacement: RoomPlacement {
+    public init() {}
+
+    public func locate(roomName: String) async -> RoomLocation { .here }
+}
