@@ -184,7 +184,8 @@ let package = Package(
         ]),
         .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),
         .testTarget(name: "SignalingTests", dependencies: [
-            "Signaling", "Node", "Rooms", "VroomTesting",
+            "Signaling", "Node", "MediaIO", "Rooms", "VroomTesting",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
         ]),

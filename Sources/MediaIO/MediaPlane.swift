@@ -82,16 +82,13 @@ public final class MediaPlane: Sendable {
     // MARK: - Publisher connection
 
     /// Answers a publish offer (PROTOCOL.md 3.2 and 5) without changing
-    /// anything: parses the offer, checks that `trackMIDs` names each of its
-    /// sending m-lines exactly once (53300) and that each has Opus or VP8
-    /// (53404). Call `applyPublish` once the room accepted the tracks.
+    /// anything: parses and checks the offer (53402), then that `trackMIDs`
+    /// names each of its sending m-lines exactly once (53300) and that each
+    /// has Opus or VP8 (53404). Call `applyPublish` once the room accepted the tracks.
     public func answerPublish(
         participant: ParticipantHandle, room: RoomHandle, offer text: String, trackMIDs: [String]
     ) throws(MediaError) -> PendingPublish {
         let offer = try PublishOffer(parsing: text)
-        guard Set(trackMIDs) == offer.sendingMIDs, trackMIDs.count == offer.sendingMIDs.count else {
-            throw MediaError(code: 53300, message: "the tracks must name each sending m-line of the offer once")
-        }
         let (worker, previous, local, version) = state.withLock { state in
             let media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
             return (media.worker, media.publisher?.answer, media.publisher?.local ?? .random(), (media.publisher?.sessionVersion ?? 0) + 1)
@@ -107,6 +104,11 @@ public final class MediaPlane: Sendable {
             answer = try PublishNegotiation.answer(
                 offer: offer.sdp, transport: negotiationTransport(ice: ice, worker: worker), sessionID: sessionID,
                 sessionVersion: version, previous: previous)
+        }
+        // Exactly one `tracks` entry per sending m-line, matched by mid
+        // (PROTOCOL.md section 5), once the offer's structure is known sound.
+        guard Set(trackMIDs) == offer.sendingMIDs, trackMIDs.count == offer.sendingMIDs.count else {
+            throw MediaError(code: 53300, message: "the tracks must name each sending m-line of the offer once")
         }
         try answer.requireCodecs(forMIDs: trackMIDs)
         return PendingPublish(answer: answer, local: ice)

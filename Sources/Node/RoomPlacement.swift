@@ -3,8 +3,8 @@
 /// node places every room on itself; a cluster's placement reads and writes
 /// the shared database's room table.
 public protocol RoomPlacement: Sendable {
-    /// The node that hosts (or will host) the room named `roomName`.
-    func locate(roomName: String) async -> RoomLocation
+    /// The node that hosts (or will host) `room`, a unique name or a room SID.
+    func locate(room: String) async -> RoomLocation
 }
 
 /// The answer of a `RoomPlacement`.
@@ -20,5 +20,5 @@ public enum RoomLocation: Sendable, Equatable {
 public struct SingleNodePlacement: RoomPlacement {
     public init() {}
 
-    public func locate(roomName: String) async -> RoomLocation { .here }
+    public func locate(room: String) async -> RoomLocation { .here }
 }

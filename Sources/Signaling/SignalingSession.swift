@@ -213,6 +213,13 @@ actor SignalingSession {
                     refuse(SignalingError(.roomNameInvalid, message: "no room named in join or token"), id: id)
                     return
                 }
+                // A room that lives on another node: the client joins there
+                // with the same token (PROTOCOL.md section 8).
+                if case .elsewhere(let url) = await node.placement.locate(room: room) {
+                    ended = true
+                    outbox.send(.finalMessage(.redirect(url: url)))
+                    return
+                }
                 let rules = join.rules?.map(\.roomRule)
                 result = try await host.admit(
                     connection: outbox,
