@@ -7,13 +7,13 @@ import SFU
 /// authenticated STUN check can add.
 final class MediaConnectionTable {
     var byID: [TransportID: MediaConnection] = [:]
-    var byUfrag: [String: TransportID] = [:]
+    var byUfrag: [UfragKey: TransportID] = [:]
     var byAddress: [STUNAddress: TransportID] = [:]
     var counters = MediaWorkerCounters()
 
     func add(_ connection: MediaConnection) {
         byID[connection.id] = connection
-        byUfrag[connection.transport.localICE.ufrag] = connection.id
+        if let key = UfragKey(connection.transport.localICE.ufrag) { byUfrag[key] = connection.id }
     }
 
     func remove(_ id: TransportID) {
@@ -31,8 +31,8 @@ final class MediaConnectionTable {
             guard let message = try? STUNMessageView(validating: datagram), let username = message.username,
                 let colon = username.firstIndex(of: UInt8(ascii: ":"))
             else { return nil }
-            let ufrag = String(decoding: UnsafeRawBufferPointer(rebasing: username[..<colon]), as: UTF8.self)
-            return byUfrag[ufrag].flatMap { byID[$0] }
+            guard let key = UfragKey(UnsafeRawBufferPointer(rebasing: username[..<colon])) else { return nil }
+            return byUfrag[key].flatMap { byID[$0] }
         }
         return byAddress[source].flatMap { byID[$0] }
     }

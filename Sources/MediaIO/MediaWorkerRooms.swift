@@ -85,7 +85,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
         guard let connection = table.byID[id] else { return }
         table.byUfrag = table.byUfrag.filter { $0.value != id }
         connection.transport.restartICE(local: local, remote: remote)
-        table.byUfrag[local.ufrag] = id
+        if let key = UfragKey(local.ufrag) { table.byUfrag[key] = id }
     }
 
     var counters: MediaWorkerCounters { table.counters }
