@@ -40,9 +40,3 @@ public typealias MediaQualityWarning = QualityWarning
 /// section 4); one type, WebRTC's, named here for the layers above.
 public typealias MediaError = WebRTCError
 
-/// A published track as the router receives it, read at one moment (the
-/// SFU's snapshot, named for the layers above).
-public typealias ReceiverFigures = ReceiverSnapshot
-
-/// A track as the router sends it to one subscriber, read at one moment.
-public typealias DownTrackFigures = DownTrackSnapshot

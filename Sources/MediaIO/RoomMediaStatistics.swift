@@ -3,42 +3,71 @@ import WebRTC
 
 /// A room's live media figures (for `GET /v1/Rooms/{RoomSid}/Stats`), read
 /// on the room's media worker in one job, so every number in it is of the
-/// same moment.
-public struct RoomMediaStatistics: Sendable, Equatable {
-    public var participants: [ParticipantHandle: ParticipantMediaStatistics] = [:]
+/// same moment. The media plane keys them by its handles; `Node` re-keys
+/// the same type by SID (`rekeyed`).
+public struct RoomMediaStatistics<Participant: Hashable & Sendable, Track: Hashable & Sendable>: Sendable, Equatable {
+    public var participants: [Participant: ParticipantMediaStatistics<Participant, Track>] = [:]
 
     public init() {}
+
+    /// The same figures under other keys; an entry whose key has no
+    /// counterpart (a participant or track gone meanwhile) is left out, and
+    /// each participant's tracks are sorted by their new key.
+    public func rekeyed<P: Hashable & Sendable, T: Hashable & Sendable & Comparable>(
+        participant: (Participant) -> P?, track: (Track) -> T?
+    ) -> RoomMediaStatistics<P, T> {
+        var result = RoomMediaStatistics<P, T>()
+        for (key, media) in participants {
+            guard let newKey = participant(key) else { continue }
+            var figures = ParticipantMediaStatistics<P, T>()
+            figures.networkQuality = media.networkQuality
+            figures.roundTripTime = media.roundTripTime
+            figures.published = media.published.compactMap { entry in
+                track(entry.track).map { PublishedTrackStatistics(track: $0, receiver: entry.receiver) }
+            }.sorted { $0.track < $1.track }
+            figures.subscribed = media.subscribed.compactMap { entry in
+                track(entry.track).map {
+                    SubscribedTrackStatistics(track: $0, publisher: entry.publisher.flatMap(participant), downTrack: entry.downTrack)
+                }
+            }.sorted { $0.track < $1.track }
+            result.participants[newKey] = figures
+        }
+        return result
+    }
 }
 
 /// One participant's media: its network quality, the RTT of its subscriber
 /// connection, what the server receives of each track it publishes and what
 /// it sends it of each track it subscribes to.
-public struct ParticipantMediaStatistics: Sendable, Equatable {
+public struct ParticipantMediaStatistics<Participant: Hashable & Sendable, Track: Hashable & Sendable>: Sendable, Equatable {
     /// The quality monitor's newest figures (`ParticipantQuality`); nil
     /// before its first rating.
     public var networkQuality: ParticipantQuality?
     /// Seconds, from the subscriber's receiver reports (RFC 3550 LSR/DLSR);
     /// nil before one echoed a sender report of ours.
     public var roundTripTime: Double?
-    public var published: [PublishedTrackStatistics] = []
-    public var subscribed: [SubscribedTrackStatistics] = []
+    public var published: [PublishedTrackStatistics<Track>] = []
+    public var subscribed: [SubscribedTrackStatistics<Participant, Track>] = []
 
     public init() {}
 }
 
 /// One published track as the server receives it.
-public struct PublishedTrackStatistics: Sendable, Equatable {
-    public var track: TrackHandle
+public struct PublishedTrackStatistics<Track: Hashable & Sendable>: Sendable, Equatable {
+    public var track: Track
     public var receiver: ReceiverSnapshot
 }
 
 /// One track as the server sends it to the subscribing participant.
-public struct SubscribedTrackStatistics: Sendable, Equatable {
-    public var track: TrackHandle
+public struct SubscribedTrackStatistics<Participant: Hashable & Sendable, Track: Hashable & Sendable>: Sendable, Equatable {
+    public var track: Track
     /// Who published it (nil when it left meanwhile).
-    public var publisher: ParticipantHandle?
+    public var publisher: Participant?
     public var downTrack: DownTrackSnapshot
 }
+
+/// The figures as the media plane reads them, in its handles.
+public typealias RoomMediaHandleStatistics = RoomMediaStatistics<ParticipantHandle, TrackHandle>
 
 /// What the control plane knows of a room's participants, for the job that
 /// reads their figures on the worker.
@@ -58,7 +87,7 @@ extension MediaPlane {
     /// The live media figures of `room`'s participants (those with media:
     /// one that never negotiated a connection is absent). Asks the room's
     /// worker once; the packet path is not touched.
-    public func roomStatistics(room: RoomHandle) async -> RoomMediaStatistics {
+    public func roomStatistics(room: RoomHandle) async -> RoomMediaHandleStatistics {
         let plan = state.withLock { state -> RoomStatisticsPlan in
             var plan = RoomStatisticsPlan(worker: workerIndex(for: room))
             var publisherOf: [TrackHandle: ParticipantHandle] = [:]
@@ -78,20 +107,20 @@ extension MediaPlane {
             }
             return plan
         }
-        guard !plan.participants.isEmpty else { return RoomMediaStatistics() }
+        guard !plan.participants.isEmpty else { return RoomMediaHandleStatistics() }
         return await workers[plan.worker].perform { rooms in rooms.statistics(of: room, plan) }
     }
 }
 
 extension MediaWorkerRooms {
     /// Reads `plan`'s tracks off the room's router and its quality monitors.
-    func statistics(of room: RoomHandle, _ plan: RoomStatisticsPlan) -> RoomMediaStatistics {
-        var result = RoomMediaStatistics()
+    func statistics(of room: RoomHandle, _ plan: RoomStatisticsPlan) -> RoomMediaHandleStatistics {
+        var result = RoomMediaHandleStatistics()
         let now = MediaClock.now()
         let router = routers[room]
         let monitors = signals[room]?.monitors ?? [:]
         for (participant, entry) in plan.participants {
-            var figures = ParticipantMediaStatistics()
+            var figures = ParticipantMediaStatistics<ParticipantHandle, TrackHandle>()
             if let monitor = monitors[participant], monitor.current != nil {
                 figures.networkQuality = ParticipantQuality(monitor)
             }

@@ -160,23 +160,7 @@ public final class RoomMedia: Sendable {
         guard let handle = directory.withLock({ $0.roomHandle(room) }) else { return RoomMediaFigures() }
         let statistics = await plane.roomStatistics(room: handle)
         return directory.withLock { directory in
-            var figures = RoomMediaFigures()
-            for (participant, media) in statistics.participants {
-                guard let sid = directory.participant(participant) else { continue }
-                figures.participants[sid] = ParticipantMediaFigures(
-                    networkQuality: media.networkQuality, roundTripTime: media.roundTripTime,
-                    published: media.published.compactMap { track in
-                        directory.track(track.track).map { PublishedTrackFigures(track: $0, receiver: track.receiver) }
-                    }.sorted { $0.track < $1.track },
-                    subscribed: media.subscribed.compactMap { track in
-                        directory.track(track.track).map {
-                            SubscribedTrackFigures(
-                                track: $0, publisher: track.publisher.flatMap { directory.participant($0) },
-                                downTrack: track.downTrack)
-                        }
-                    }.sorted { $0.track < $1.track })
-            }
-            return figures
+            statistics.rekeyed(participant: { directory.participant($0) }, track: { directory.track($0) })
         }
     }
 
