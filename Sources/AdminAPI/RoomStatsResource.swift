@@ -68,7 +68,7 @@ struct RoomStatsResource: Sendable {
         return [
             "track_sid": track.track.rawValue,
             "name": (publication?.name).orNull,
-            "kind": Self.kind(track.receiver.kind),
+            "kind": track.receiver.kind.rawValue,
             "enabled": track.receiver.isForwarding,
             "ssrc": track.receiver.ssrc.map { Int($0.rawValue) }.orNull,
             "packets_received": Int(clamping: stats.packets),
@@ -91,7 +91,7 @@ struct RoomStatsResource: Sendable {
             "track_sid": track.track.rawValue,
             "publisher_sid": (track.publisher?.rawValue).orNull,
             "name": (publication?.name).orNull,
-            "kind": Self.kind(snapshot.kind),
+            "kind": snapshot.kind.rawValue,
             "ssrc": Int(snapshot.ssrc.rawValue),
             "packets_sent": Int(clamping: stats.packets),
             "bytes_sent": Int(clamping: stats.bytes),
@@ -106,8 +106,6 @@ struct RoomStatsResource: Sendable {
             "firs_received": Int(clamping: stats.firsReceived),
         ]
     }
-
-    private static func kind(_ kind: SFU.MediaKind) -> String { kind == .audio ? "audio" : "video" }
 
     /// Seconds as milliseconds with 0.01 ms precision, or null.
     private static func milliseconds(_ seconds: Double?) -> Any {

@@ -306,7 +306,7 @@ struct PublishPlan: Sendable {
 
 struct ReceiverPlan: Sendable {
     var track: TrackID
-    var kind: SFU.MediaKind
+    var kind: Packets.MediaKind
     var mid: String
     var payloadType: UInt8
     var rtxPayloadType: UInt8?

@@ -33,7 +33,7 @@ struct PublisherMedia: Sendable {
 struct PublishedMediaTrack: Sendable, Hashable {
     var sid: TrackSID
     var id: TrackID
-    var kind: SFU.MediaKind
+    var kind: Packets.MediaKind
 }
 
 /// The subscriber connection: the server offers, the client answers.
