@@ -6,7 +6,8 @@
 //   VroomServer -> AdminAPI -> Signaling -> MediaIO -> SFU -> WebRTC -> SDP, Packets
 //                  Persistence -> Rooms                        WebRTC -> CSRTP, COpenSSL
 //   VroomClient -> WebRTC, SDP, Packets, Codecs -> CVPX, COpus
-//   vroom-loadtest (loadtest/) -> VroomClient, Codecs, LoadTestCore
+//   vroom-loadtest (loadtest/) -> VroomClient, Codecs, LoadTestCore, AccessTokens
+//   Signaling, VroomServer, vroom-loadtest -> AccessTokens -> JWTKit (minting tokens)
 import PackageDescription
 
 let package = Package(
@@ -55,6 +56,8 @@ let package = Package(
         .target(name: "WebRTC", dependencies: ["Packets", "SDP", "CSRTP", "COpenSSL"]),
         .target(name: "SFU", dependencies: ["Packets", "WebRTC"]),
         .target(name: "Rooms"),
+        // Minting access tokens (PROTOCOL.md section 2), for the server and the load tester alike.
+        .target(name: "AccessTokens", dependencies: [.product(name: "JWTKit", package: "jwt-kit")]),
 
         // I/O and control plane.
         .target(name: "MediaIO", dependencies: [
@@ -62,7 +65,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Signaling", dependencies: [
-            "Rooms", "MediaIO", "SDP",
+            "Rooms", "MediaIO", "SDP", "AccessTokens",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "JWTKit", package: "jwt-kit"),
@@ -93,12 +96,12 @@ let package = Package(
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "VroomTesting", dependencies: ["Packets", "CVroomUDP"]),
+        .target(name: "VroomTesting", dependencies: ["Packets", "Codecs", "CVroomUDP"]),
         // A WebRTC client in miniature (ICE, DTLS, SRTP on a real socket) for the media tests.
         .target(name: "VroomTestPeer", dependencies: ["MediaIO", "WebRTC", "Packets", "CVroomUDP"]),
 
         .executableTarget(name: "VroomServer", dependencies: [
-            "AdminAPI", "Signaling", "MediaIO", "Rooms", "Persistence",
+            "AdminAPI", "Signaling", "MediaIO", "Rooms", "Persistence", "AccessTokens",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -114,13 +117,13 @@ let package = Package(
         ]),
 
         // The load tester's pure parts (metrics text, scenarios, flags, report
-        // math, access tokens), unit-tested without a server.
+        // math), unit-tested without a server. Access tokens come from
+        // AccessTokens, the server's own minting code.
         .target(
             name: "LoadTestCore",
             dependencies: [
-                "VroomTesting",
+                "Codecs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "loadtest/Sources/LoadTestCore"
@@ -129,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "VroomLoadTest",
             dependencies: [
-                "VroomClient", "Codecs", "LoadTestCore",
+                "VroomClient", "Codecs", "LoadTestCore", "AccessTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -161,7 +164,7 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus", "WebRTC"]),
         .testTarget(name: "VroomServerTests", dependencies: [
-            "MediaIO", "Signaling", "VroomTesting", "VroomTestPeer",
+            "MediaIO", "Signaling", "AccessTokens", "VroomTesting", "VroomTestPeer", "LoadTestCore",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -175,13 +178,13 @@ let package = Package(
         .testTarget(name: "LoadTestCoreTests", dependencies: ["LoadTestCore"], path: "loadtest/Tests/LoadTestCoreTests"),
         .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),
         .testTarget(name: "SignalingTests", dependencies: [
-            "Signaling", "Rooms", "VroomTesting",
+            "Signaling", "Rooms", "AccessTokens", "VroomTesting",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Rooms"]),
         .testTarget(name: "AdminAPITests", dependencies: [
-            "AdminAPI", "Rooms", "Persistence", "VroomTesting",
+            "AdminAPI", "Rooms", "Persistence", "VroomTesting", "LoadTestCore",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

@@ -6,6 +6,7 @@ import Logging
 import MediaIO
 import Rooms
 import Testing
+import LoadTestCore
 import VroomTesting
 
 /// `GET /metrics` through the real route and `NodeMetrics` (DESIGN.md,
