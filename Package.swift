@@ -7,7 +7,8 @@
 //   MediaIO -> SFU, WebRTC;  SFU -> Packets;  WebRTC -> Packets, SDP, CSRTP, COpenSSL
 //   Persistence -> Rooms
 //   VroomClient -> WebRTC, SDP, Packets, Codecs -> CVPX, COpus
-//   vroom-loadtest (loadtest/) -> VroomClient, Codecs, LoadTestCore
+//   vroom-loadtest (loadtest/) -> VroomClient, Codecs, LoadTestCore, AccessTokens
+//   Signaling, VroomServer, vroom-loadtest -> AccessTokens -> JWTKit (minting tokens)
 import PackageDescription
 
 let package = Package(
@@ -56,6 +57,8 @@ let package = Package(
         .target(name: "WebRTC", dependencies: ["Packets", "SDP", "CSRTP", "COpenSSL"]),
         .target(name: "SFU", dependencies: ["Packets"]),
         .target(name: "Rooms"),
+        // Minting access tokens (PROTOCOL.md section 2), for the server and the load tester alike.
+        .target(name: "AccessTokens", dependencies: [.product(name: "JWTKit", package: "jwt-kit")]),
 
         // I/O and control plane.
         .target(name: "MediaIO", dependencies: [
@@ -66,7 +69,7 @@ let package = Package(
         // control face in SIDs (RoomMedia), room placement.
         .target(name: "Node", dependencies: ["Rooms", "MediaIO", "Persistence"]),
         .target(name: "Signaling", dependencies: [
-            "Node", "Rooms",
+            "Node", "Rooms", "AccessTokens",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "JWTKit", package: "jwt-kit"),
@@ -97,12 +100,12 @@ let package = Package(
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "VroomTesting", dependencies: ["Packets", "CVroomUDP"]),
+        .target(name: "VroomTesting", dependencies: ["Packets", "Codecs", "CVroomUDP"]),
         // A WebRTC client in miniature (ICE, DTLS, SRTP on a real socket) for the media tests.
         .target(name: "VroomTestPeer", dependencies: ["MediaIO", "WebRTC", "Packets", "CVroomUDP"]),
 
         .executableTarget(name: "VroomServer", dependencies: [
-            "AdminAPI", "Signaling", "Node", "MediaIO", "Rooms", "Persistence",
+            "AdminAPI", "Signaling", "Node", "MediaIO", "Rooms", "Persistence", "AccessTokens",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -118,13 +121,13 @@ let package = Package(
         ]),
 
         // The load tester's pure parts (metrics text, scenarios, flags, report
-        // math, access tokens), unit-tested without a server.
+        // math), unit-tested without a server. Access tokens come from
+        // AccessTokens, the server's own minting code.
         .target(
             name: "LoadTestCore",
             dependencies: [
-                "VroomTesting",
+                "Codecs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "loadtest/Sources/LoadTestCore"
@@ -133,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "VroomLoadTest",
             dependencies: [
-                "VroomClient", "Codecs", "LoadTestCore",
+                "VroomClient", "Codecs", "LoadTestCore", "AccessTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,7 +168,7 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus", "WebRTC"]),
         .testTarget(name: "VroomServerTests", dependencies: [
-            "MediaIO", "Signaling", "VroomTesting", "VroomTestPeer",
+            "MediaIO", "Signaling", "AccessTokens", "VroomTesting", "VroomTestPeer", "LoadTestCore",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -184,14 +187,14 @@ let package = Package(
         ]),
         .testTarget(name: "RoomsTests", dependencies: ["Rooms", "VroomTesting"]),
         .testTarget(name: "SignalingTests", dependencies: [
-            "Signaling", "Node", "MediaIO", "Rooms", "VroomTesting",
+            "Signaling", "Node", "MediaIO", "Rooms", "AccessTokens", "VroomTesting",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Rooms"]),
         .testTarget(name: "AdminAPITests", dependencies: [
-            "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting",
+            "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting", "LoadTestCore",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

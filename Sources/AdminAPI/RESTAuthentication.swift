@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 
@@ -16,28 +17,18 @@ struct RESTAuthentication<Context: RequestContext>: RouterMiddleware {
     }
 
     /// Whether `Authorization` carries exactly `key:secret`. Both parts are
-    /// always compared in full (constant time), so the time taken does not
-    /// tell how many leading bytes of a guess were right.
+    /// always compared in full and in constant time, so the time taken does
+    /// not tell how many leading bytes of a guess were right: each side is
+    /// hashed (which also hides the lengths) and swift-crypto compares the
+    /// digests in constant time, as it does MACs (`WebhookSignature`).
     static func verify(_ header: String, key: String, secret: String) -> Bool {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic",
             let decoded = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces))
         else { return false }
-        let credentials = Array(decoded)
-        guard let colon = credentials.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        let keyMatches = constantTimeEqual(Array(credentials[..<colon]), Array(key.utf8))
-        let secretMatches = constantTimeEqual(Array(credentials[(colon + 1)...]), Array(secret.utf8))
+        guard let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let keyMatches = SHA256.hash(data: decoded[..<colon]) == SHA256.hash(data: Data(key.utf8))
+        let secretMatches = SHA256.hash(data: decoded[(colon + 1)...]) == SHA256.hash(data: Data(secret.utf8))
         return keyMatches && secretMatches
-    }
-
-    /// Compares every byte of `expected` whatever the lengths; the length
-    /// difference is folded into the result instead of returning early.
-    static func constantTimeEqual(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
-        var difference = UInt8(given.count == expected.count ? 0 : 1)
-        for index in expected.indices {
-            let byte = index < given.count ? given[index] : 0
-            difference |= byte ^ expected[index]
-        }
-        return difference == 0
     }
 }

@@ -67,7 +67,7 @@ struct RoomStatsResource: Sendable {
         return [
             "track_sid": track.track.rawValue,
             "name": (publication?.name).orNull,
-            "kind": track.receiver.kind == .audio ? "audio" : "video",
+            "kind": track.receiver.kind.rawValue,
             "enabled": track.receiver.isForwarding,
             "ssrc": track.receiver.ssrc.map { Int($0.rawValue) }.orNull,
             "packets_received": Int(clamping: stats.packets),
@@ -90,7 +90,7 @@ struct RoomStatsResource: Sendable {
             "track_sid": track.track.rawValue,
             "publisher_sid": (track.publisher?.rawValue).orNull,
             "name": (publication?.name).orNull,
-            "kind": snapshot.kind == .audio ? "audio" : "video",
+            "kind": snapshot.kind.rawValue,
             "ssrc": Int(snapshot.ssrc.rawValue),
             "packets_sent": Int(clamping: stats.packets),
             "bytes_sent": Int(clamping: stats.bytes),

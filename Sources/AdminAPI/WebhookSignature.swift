@@ -20,12 +20,7 @@ public enum WebhookSignature {
 
     /// Signature of a form callback: `url` + sorted `name+value` pairs.
     public static func sign(url: String, parameters: [(name: String, value: String)], secret: String) -> String {
-        var text = url
-        for parameter in parameters.sorted(by: { $0.name < $1.name || ($0.name == $1.name && $0.value < $1.value) }) {
-            text += parameter.name
-            text += parameter.value
-        }
-        return sign(bytes: Data(text.utf8), secret: secret)
+        sign(bytes: signedText(url: url, parameters: parameters), secret: secret)
     }
 
     /// Signature of a JSON callback: `url` followed by the body's bytes.
@@ -33,24 +28,29 @@ public enum WebhookSignature {
         sign(bytes: Data(url.utf8) + body, secret: secret)
     }
 
-    /// True when `signature` is the signature of the form callback, compared
-    /// in constant time (no early exit that would leak a prefix match).
+    /// True when `signature` is the signature of the form callback. swift-crypto
+    /// compares the MACs in constant time (no early exit that would leak a
+    /// prefix match); a signature that is not base64 is simply wrong.
     public static func isValid(
         _ signature: String, url: String, parameters: [(name: String, value: String)], secret: String
     ) -> Bool {
-        constantTimeEqual(Array(signature.utf8), Array(sign(url: url, parameters: parameters, secret: secret).utf8))
+        guard let mac = Data(base64Encoded: signature) else { return false }
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            mac, authenticating: signedText(url: url, parameters: parameters), using: SymmetricKey(data: Data(secret.utf8)))
+    }
+
+    private static func signedText(url: String, parameters: [(name: String, value: String)]) -> Data {
+        var text = url
+        for parameter in parameters.sorted(by: { $0.name < $1.name || ($0.name == $1.name && $0.value < $1.value) }) {
+            text += parameter.name
+            text += parameter.value
+        }
+        return Data(text.utf8)
     }
 
     private static func sign(bytes: Data, secret: String) -> String {
         let key = SymmetricKey(data: Data(secret.utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: bytes, using: key)
         return Data(mac).base64EncodedString()
-    }
-
-    private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }

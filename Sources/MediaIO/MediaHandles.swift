@@ -1,3 +1,4 @@
+import Packets
 import SFU
 import WebRTC
 
@@ -31,7 +32,7 @@ public struct TrackHandle: RawRepresentable, Hashable, Sendable, CustomStringCon
 
 /// What a track carries, as the layers above name it without importing the
 /// SFU (one type: the SFU's).
-public typealias MediaTrackKind = SFU.MediaKind
+public typealias MediaTrackKind = Packets.MediaKind
 
 /// A network quality warning as the SFU's monitor raises it (PROTOCOL.md 3.8).
 public typealias MediaQualityWarning = QualityWarning

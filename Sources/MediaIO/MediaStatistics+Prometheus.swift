@@ -1,3 +1,4 @@
+import Packets
 import SFU
 import WebRTC
 
@@ -6,7 +7,7 @@ extension MediaStatistics {
     /// names DESIGN.md ("Metrics") fixes.
     public var prometheusText: String {
         var out = PrometheusText()
-        let kinds: [(String, SFU.MediaKind)] = [("audio", .audio), ("video", .video)]
+        let kinds: [(String, Packets.MediaKind)] = [("audio", .audio), ("video", .video)]
         out.family("vroom_packets_received_total", "RTP packets received from publishers.", "counter")
         for (label, i) in kinds { out.sample("vroom_packets_received_total", ["kind": label], router.packetsReceived[i]) }
         out.family("vroom_packets_forwarded_total", "RTP packets sent to subscribers.", "counter")

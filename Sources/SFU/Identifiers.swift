@@ -16,9 +16,3 @@ public struct TrackID: RawRepresentable, Hashable, Sendable, CustomStringConvert
     @inlinable public init(_ rawValue: UInt32) { self.rawValue = rawValue }
     public var description: String { "K\(rawValue)" }
 }
-
-/// What a track carries: Opus audio or VP8 video.
-public enum MediaKind: Int, Hashable, Sendable, CaseIterable {
-    case audio = 0
-    case video = 1
-}

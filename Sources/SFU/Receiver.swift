@@ -198,24 +198,14 @@ public final class Receiver {
     /// The RR block on the primary SSRC, moving the fraction-lost interval
     /// on; nil before any packet.
     func takeReceptionReport(now: MediaTime) -> ReceptionReport? {
-        guard let ssrc = primarySSRC, reception.baseSequence != nil else { return nil }
-        let fraction = reception.takeFractionLost()
-        var lastSR: UInt32 = 0
-        var delay: UInt32 = 0
-        if let sr = lastSenderReport {
-            lastSR = UInt32(truncatingIfNeeded: sr.ntp >> 16)
-            // DLSR in 1/65536 s.
-            delay = UInt32(truncatingIfNeeded: (now.nanoseconds(since: sr.arrival) << 16) / 1_000_000_000)
+        guard let ssrc = primarySSRC, let report = reception.takeReport(ssrc: ssrc, now: now.nanoseconds) else {
+            return nil
         }
-        stats.lost = reception.cumulativeLost
-        stats.fractionLost = fraction
-        stats.jitter = reception.jitter
-        stats.jitterSeconds = Double(reception.jitter) / Double(clockRate)
-        return ReceptionReport(
-            ssrc: ssrc, fractionLost: fraction, cumulativeLost: reception.cumulativeLost,
-            // Our extended numbers start at cycle 1 (SequenceNumberUnwrapper); RTCP's at 0.
-            extendedHighestSequence: UInt32(truncatingIfNeeded: reception.highestSequence &- 0x1_0000),
-            jitter: reception.jitter, lastSR: lastSR, delaySinceLastSR: delay)
+        stats.lost = report.cumulativeLost
+        stats.fractionLost = report.fractionLost
+        stats.jitter = report.jitter
+        stats.jitterSeconds = reception.jitterSeconds
+        return report
     }
 }
 

@@ -29,6 +29,7 @@ extension Router {
                     !route.isRTX
                 {
                     route.receiver.lastSenderReport = (sr.ntpTimestamp, sr.rtpTimestamp, now)
+                    route.receiver.reception.recordSenderReport(ntpTimestamp: sr.ntpTimestamp, arrival: now.nanoseconds)
                 }
             }
         } else if let session = subscribers[transport] {

@@ -1,3 +1,5 @@
+import Packets
+
 extension RouterCounters {
     /// Adds `other` to these counters (a node's totals over its routers,
     /// including routers that are gone).

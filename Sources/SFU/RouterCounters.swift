@@ -1,3 +1,5 @@
+import Packets
+
 /// Two counters, one per `MediaKind`.
 public struct KindCounts: Sendable, Equatable {
     public var audio: UInt64 = 0

@@ -3,7 +3,7 @@ import Foundation
 /// A request of this client (PROTOCOL.md section 3), encoded as the JSON
 /// text of one WebSocket frame.
 enum ClientSignal: Sendable {
-    struct PublishTrack: Sendable, Equatable {
+    struct PublishTrack: Sendable, Equatable, Encodable {
         var mid: String
         var name: String
         var kind: TrackKind
@@ -20,38 +20,35 @@ enum ClientSignal: Sendable {
     case ping
     case leave
 
+    /// The frame's JSON text, keys sorted. `nil` optionals are left out.
     var text: String {
-        var object: [String: Any]
         switch self {
         case .join(let id, let room, let resume, let subscribeAll):
-            object = ["type": "join", "id": id]
-            if let room { object["room"] = room }
-            if let resume { object["resume"] = resume }
-            object["rules"] = [["type": subscribeAll ? "include" : "exclude", "all": true]]
+            Self.encode(Wire.Join(id: id, room: room, resume: resume, rules: [.init(type: subscribeAll ? "include" : "exclude", all: true)]))
         case .publish(let id, let sdp, let tracks):
-            object = [
-                "type": "publish", "id": id, "sdp": sdp,
-                "tracks": tracks.map { ["mid": $0.mid, "name": $0.name, "kind": $0.kind.rawValue, "enabled": $0.enabled] },
-            ]
+            Self.encode(Wire.Publish(id: id, sdp: sdp, tracks: tracks))
         case .subscribeAnswer(let sdp):
-            object = ["type": "subscribeAnswer", "sdp": sdp]
+            Self.encode(Wire.SubscribeAnswer(sdp: sdp))
         case .setTrackEnabled(let id, let trackSid, let enabled):
-            object = ["type": "setTrackEnabled", "id": id, "trackSid": trackSid, "enabled": enabled]
+            Self.encode(Wire.SetTrackEnabled(id: id, trackSid: trackSid, enabled: enabled))
         case .interruption(let id, let kind, let began, let reason):
-            object = ["type": "interruption", "id": id, "kind": kind, "state": began ? "began" : "ended"]
-            if let reason, began { object["reason"] = reason }
+            Self.encode(Wire.Interruption(id: id, kind: kind, state: began ? "began" : "ended", reason: began ? reason : nil))
         case .restartIce(let id):
-            object = ["type": "restartIce", "id": id]
+            Self.encode(Wire.Request(type: "restartIce", id: id))
         case .sendMessage(let id, let content, let contentType, let to):
-            object = ["type": "sendMessage", "id": id, "content": content, "contentType": contentType]
-            if let to { object["to"] = to }
+            Self.encode(Wire.SendMessage(id: id, content: content, contentType: contentType, to: to))
         case .ping:
-            object = ["type": "ping"]
+            Self.encode(Wire.Request(type: "ping"))
         case .leave:
-            object = ["type": "leave"]
+            Self.encode(Wire.Request(type: "leave"))
         }
-        // Only strings, numbers, booleans, arrays and objects: cannot fail.
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    }
+
+    private static func encode(_ message: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings, booleans, arrays and objects only: encoding cannot fail.
+        let data = (try? encoder.encode(message)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -74,7 +74,7 @@ extension RoomCore {
                 id: id, sdp: offer.sdp,
                 tracks: offer.tracks.map {
                     ClientSignal.PublishTrack(
-                        mid: $0.mid, name: $0.name, kind: $0.kind == .audio ? .audio : .video, enabled: enabled[$0.name] ?? true)
+                        mid: $0.mid, name: $0.name, kind: $0.kind, enabled: enabled[$0.name] ?? true)
                 }))
     }
 

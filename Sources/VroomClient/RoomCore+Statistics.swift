@@ -7,7 +7,7 @@ extension RoomCore {
             let frames = videoSenders[track.name]?.framesSent ?? track.framesSent
             localTracks.append(
                 LocalTrackStatistics(
-                    name: track.name, kind: track.kind == .audio ? .audio : .video,
+                    name: track.name, kind: track.kind,
                     trackSid: local?.publication(named: track.name)?.trackSid, packetsSent: track.packetsSent,
                     bytesSent: track.bytesSent, framesSent: frames, retransmissionsSent: track.retransmissionsSent,
                     keyframeRequestsReceived: track.keyframeRequestsReceived))
@@ -19,7 +19,7 @@ extension RoomCore {
             remoteTracks.append(
                 RemoteTrackStatistics(
                     trackSid: track.trackSid, participantSid: subscribedTracks[track.trackSid]?.participantSid ?? "",
-                    kind: track.kind == .audio ? .audio : .video, packetsReceived: track.packetsReceived,
+                    kind: track.kind, packetsReceived: track.packetsReceived,
                     bytesReceived: track.bytesReceived, packetsLost: track.packetsLost,
                     jitterMilliseconds: track.jitter, framesReceived: track.framesReceived,
                     framesDecoded: video?.framesDecoded ?? audio?.framesDecoded ?? 0,

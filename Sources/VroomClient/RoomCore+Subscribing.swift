@@ -10,7 +10,7 @@ extension RoomCore {
             answer = try engine.answerSubscribeOffer(
                 sdp,
                 tracks: tracks.map {
-                    RemoteMediaTrack(mid: $0.mid, trackSid: $0.trackSid, participantSid: $0.participantSid, kind: $0.kind == .audio ? .audio : .video)
+                    RemoteMediaTrack(mid: $0.mid, trackSid: $0.trackSid, participantSid: $0.participantSid, kind: $0.kind)
                 })
         } catch {
             // Not answered: the server sends the offer again in 10 s.

@@ -29,13 +29,13 @@ enum ServerSignal: Sendable {
         var resumed: Bool
     }
 
-    struct PublishedTrack: Sendable, Equatable {
+    struct PublishedTrack: Sendable, Equatable, Decodable {
         var mid: String
         var sid: String
         var name: String
     }
 
-    struct SubscribedTrack: Sendable, Equatable {
+    struct SubscribedTrack: Sendable, Equatable, Decodable {
         var mid: String
         var trackSid: String
         var participantSid: String
@@ -73,135 +73,95 @@ enum ServerSignal: Sendable {
 
     /// Parses one frame; throws `Malformed` for what is not a message of
     /// the protocol (the SDK logs and ignores it).
-    init(json text: String) throws {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
-            throw Malformed(description: "not a JSON object")
+    ///
+    /// Codable, not JSONSerialization: on Linux JSONSerialization gives
+    /// `NSNumber`s that also read as `Bool` when they are 0 or 1, which made
+    /// a networkQuality level 0 or 1 unreadable and a message's
+    /// sequenceNumber 1 read as 0 (issue 11).
+    init(json text: String) throws(Malformed) {
+        let data = Data(text.utf8)
+        let decoder = JSONDecoder()
+        func decode<Message: Decodable>(_: Message.Type) throws(Malformed) -> Message {
+            do {
+                return try decoder.decode(Message.self, from: data)
+            } catch let error as DecodingError {
+                throw Malformed(description: Self.describe(error))
+            } catch {
+                throw Malformed(description: "\(error)")
+            }
         }
-        let o = Fields(object)
-        let type = try o.string("type")
-        switch type {
+        switch try decode(Wire.Envelope.self).type {
         case "joined":
-            let room = try o.object("room")
-            let participant = try o.object("participant")
+            let m = try decode(Wire.Joined.self)
             self = .joined(
                 Joined(
-                    id: o.optionalString("id"), roomSid: try room.string("sid"), roomName: try room.string("name"),
-                    participantSid: try participant.string("sid"), identity: try participant.string("identity"),
-                    participants: try o.objects("participants").map(Self.participant),
-                    sessionToken: try o.string("sessionToken"),
-                    reconnectWindowSeconds: o.optionalInt("reconnectWindowSeconds") ?? 30,
-                    resumed: o.optionalBool("resumed") ?? false))
+                    id: m.id, roomSid: m.room.sid, roomName: m.room.name, participantSid: m.participant.sid,
+                    identity: m.participant.identity, participants: m.participants.map(\.participant),
+                    sessionToken: m.sessionToken, reconnectWindowSeconds: m.reconnectWindowSeconds ?? 30,
+                    resumed: m.resumed ?? false))
         case "publishAnswer":
-            self = .publishAnswer(
-                id: o.optionalString("id"), sdp: try o.string("sdp"),
-                tracks: try o.objects("tracks").map {
-                    PublishedTrack(mid: try $0.string("mid"), sid: try $0.string("sid"), name: try $0.string("name"))
-                })
+            let m = try decode(Wire.PublishAnswer.self)
+            self = .publishAnswer(id: m.id, sdp: m.sdp, tracks: m.tracks)
         case "subscribeOffer":
-            self = .subscribeOffer(
-                sdp: try o.string("sdp"),
-                tracks: try o.objects("tracks").map {
-                    SubscribedTrack(
-                        mid: try $0.string("mid"), trackSid: try $0.string("trackSid"),
-                        participantSid: try $0.string("participantSid"), name: try $0.string("name"),
-                        kind: try $0.kind("kind"))
-                })
-        case "ok": self = .ok(id: try o.string("id"))
+            let m = try decode(Wire.SubscribeOffer.self)
+            self = .subscribeOffer(sdp: m.sdp, tracks: m.tracks)
+        case "ok": self = .ok(id: try decode(Wire.OK.self).id)
         case "error":
-            self = .error(id: o.optionalString("id"), code: try o.int("code"), message: o.optionalString("message") ?? "")
+            let m = try decode(Wire.Failure.self)
+            self = .error(id: m.id, code: m.code, message: m.message ?? "")
         case "pong": self = .pong
-        case "participantConnected": self = .participantConnected(try Self.participant(try o.object("participant")))
-        case "participantDisconnected": self = .participantDisconnected(sid: try o.string("participantSid"))
-        case "participantReconnecting": self = .participantReconnecting(sid: try o.string("participantSid"))
-        case "participantReconnected": self = .participantReconnected(sid: try o.string("participantSid"))
+        case "participantConnected": self = .participantConnected(try decode(Wire.ParticipantEvent.self).participant.participant)
+        case "participantDisconnected": self = .participantDisconnected(sid: try decode(Wire.ParticipantSid.self).participantSid)
+        case "participantReconnecting": self = .participantReconnecting(sid: try decode(Wire.ParticipantSid.self).participantSid)
+        case "participantReconnected": self = .participantReconnected(sid: try decode(Wire.ParticipantSid.self).participantSid)
         case "trackPublished":
-            self = .trackPublished(participantSid: try o.string("participantSid"), try Self.track(try o.object("track")))
+            let m = try decode(Wire.TrackPublished.self)
+            self = .trackPublished(participantSid: m.participantSid, m.track.track)
         case "trackUnpublished":
-            self = .trackUnpublished(participantSid: try o.string("participantSid"), trackSid: try o.string("trackSid"))
+            let m = try decode(Wire.TrackState.self)
+            self = .trackUnpublished(participantSid: m.participantSid, trackSid: m.trackSid)
         case "trackEnabled":
-            self = .trackEnabled(
-                participantSid: try o.string("participantSid"), trackSid: try o.string("trackSid"),
-                reason: o.optionalString("reason"))
+            let m = try decode(Wire.TrackState.self)
+            self = .trackEnabled(participantSid: m.participantSid, trackSid: m.trackSid, reason: m.reason)
         case "trackDisabled":
-            self = .trackDisabled(
-                participantSid: try o.string("participantSid"), trackSid: try o.string("trackSid"),
-                reason: o.optionalString("reason"))
-        case "messageSent": self = .messageSent(id: o.optionalString("id"), sid: try o.string("sid"))
+            let m = try decode(Wire.TrackState.self)
+            self = .trackDisabled(participantSid: m.participantSid, trackSid: m.trackSid, reason: m.reason)
+        case "messageSent":
+            let m = try decode(Wire.MessageSent.self)
+            self = .messageSent(id: m.id, sid: m.sid)
         case "messageFailed":
-            self = .messageFailed(id: o.optionalString("id"), code: try o.int("code"), reason: o.optionalString("reason") ?? "")
+            let m = try decode(Wire.MessageFailed.self)
+            self = .messageFailed(id: m.id, code: m.code, reason: m.reason ?? "")
         case "message":
-            let from = try o.object("from")
+            let m = try decode(Wire.Message.self)
             self = .message(
                 RoomMessage(
-                    sid: try o.string("sid"), fromParticipantSid: try from.string("sid"),
-                    fromIdentity: try from.string("identity"), content: try o.string("content"),
-                    contentType: o.optionalString("contentType") ?? "application/json",
-                    sequenceNumber: o.optionalInt("sequenceNumber") ?? 0))
-        case "dominantSpeaker": self = .dominantSpeaker(participantSid: o.optionalString("participantSid"))
+                    sid: m.sid, fromParticipantSid: m.from.sid, fromIdentity: m.from.identity, content: m.content,
+                    contentType: m.contentType ?? "application/json", sequenceNumber: m.sequenceNumber ?? 0))
+        case "dominantSpeaker": self = .dominantSpeaker(participantSid: try decode(Wire.DominantSpeaker.self).participantSid)
         case "networkQuality":
-            self = .networkQuality(
-                participantSid: try o.string("participantSid"), level: try o.int("level"),
-                warnings: (o.raw["warnings"] as? [Any])?.compactMap { $0 as? String } ?? [])
+            let m = try decode(Wire.NetworkQuality.self)
+            self = .networkQuality(participantSid: m.participantSid, level: m.level, warnings: m.warnings ?? [])
         case "disconnected":
-            self = .disconnected(code: try o.int("code"), message: o.optionalString("message") ?? "")
-        case "redirect": self = .redirect(url: try o.string("url"))
-        default: self = .unknown(type: type)
+            let m = try decode(Wire.Disconnected.self)
+            self = .disconnected(code: m.code, message: m.message ?? "")
+        case "redirect": self = .redirect(url: try decode(Wire.Redirect.self).url)
+        case let type: self = .unknown(type: type)
         }
     }
 
-    private static func track(_ o: Fields) throws -> Track {
-        Track(
-            sid: try o.string("sid"), name: try o.string("name"), kind: try o.kind("kind"),
-            enabled: o.optionalBool("enabled") ?? true)
-    }
-
-    private static func participant(_ o: Fields) throws -> Participant {
-        Participant(
-            sid: try o.string("sid"), identity: try o.string("identity"), state: o.optionalString("state") ?? "connected",
-            tracks: try (o.raw["tracks"] == nil ? [] : o.objects("tracks")).map(track))
-    }
-
-    /// Typed access to a decoded JSON object's fields.
-    private struct Fields {
-        let raw: [String: Any]
-        init(_ raw: [String: Any]) { self.raw = raw }
-
-        func string(_ key: String) throws(Malformed) -> String {
-            guard let value = raw[key] as? String else { throw Malformed(description: "\(key) is not a string") }
-            return value
+    /// "level: expected Int, found …": the field's path and what was wrong.
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
+            let keys = context.codingPath + (key.map { [$0] } ?? [])
+            return keys.isEmpty ? "the frame" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }
-
-        func optionalString(_ key: String) -> String? { raw[key] as? String }
-        func optionalBool(_ key: String) -> Bool? { raw[key] as? Bool }
-
-        func optionalInt(_ key: String) -> Int? {
-            guard let number = raw[key] as? NSNumber, !(raw[key] is Bool) else { return nil }
-            return number.intValue
-        }
-
-        func int(_ key: String) throws(Malformed) -> Int {
-            guard let value = optionalInt(key) else { throw Malformed(description: "\(key) is not a number") }
-            return value
-        }
-
-        func kind(_ key: String) throws(Malformed) -> TrackKind {
-            guard let kind = TrackKind(rawValue: try string(key)) else { throw Malformed(description: "\(key) is no kind") }
-            return kind
-        }
-
-        func object(_ key: String) throws(Malformed) -> Fields {
-            guard let value = raw[key] as? [String: Any] else { throw Malformed(description: "\(key) is not an object") }
-            return Fields(value)
-        }
-
-        func objects(_ key: String) throws(Malformed) -> [Fields] {
-            guard let values = raw[key] as? [Any] else { throw Malformed(description: "\(key) is not an array") }
-            var result: [Fields] = []
-            for value in values {
-                guard let object = value as? [String: Any] else { throw Malformed(description: "\(key) holds a non-object") }
-                result.append(Fields(object))
-            }
-            return result
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context, key)) is missing"
+        case .typeMismatch(let type, let context): return "\(path(context)) is not a \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context)) is null, not a \(type)"
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
         }
     }
 }

@@ -1,3 +1,4 @@
+import AccessTokens
 import AdminAPI
 import ArgumentParser
 import Foundation

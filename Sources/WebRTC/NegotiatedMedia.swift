@@ -5,7 +5,7 @@ import SDP
 /// to the SFU (codec, SSRCs, extension IDs, feedback) for one `mid`.
 public struct NegotiatedMedia: Hashable, Sendable {
     public var mid: String
-    public var kind: MediaKind
+    public var kind: SDP.MediaKind
     /// nil when accepted; otherwise why the m-line is rejected (port 0).
     public var rejection: NegotiationRejection?
     /// The direction the client wrote (its offer on the publisher
@@ -24,7 +24,7 @@ public struct NegotiatedMedia: Hashable, Sendable {
     public var remoteMSID: SDPMediaStreamID?
 
     public init(
-        mid: String, kind: MediaKind, rejection: NegotiationRejection?, remoteDirection: SDPDirection,
+        mid: String, kind: SDP.MediaKind, rejection: NegotiationRejection?, remoteDirection: SDPDirection,
         codec: NegotiatedCodec?, remoteSSRCs: NegotiatedSSRCs, headerExtensions: NegotiatedHeaderExtensions,
         feedback: NegotiatedFeedback, remoteMSID: SDPMediaStreamID?
     ) {

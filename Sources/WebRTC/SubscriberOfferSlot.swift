@@ -8,11 +8,11 @@ import SDP
 public struct SubscriberOfferSlot: Hashable, Sendable {
     public var mid: String
     /// `.audio` or `.video`.
-    public var kind: MediaKind
+    public var kind: SDP.MediaKind
     /// The track sent on this m-line; nil for an inactive slot.
     public var track: SubscriberOfferTrack?
 
-    public init(mid: String, kind: MediaKind, track: SubscriberOfferTrack? = nil) {
+    public init(mid: String, kind: SDP.MediaKind, track: SubscriberOfferTrack? = nil) {
         self.mid = mid
         self.kind = kind
         self.track = track

@@ -6,6 +6,7 @@ import Logging
 import MediaIO
 import Rooms
 import Testing
+import LoadTestCore
 import Node
 import VroomTesting
 

@@ -1,3 +1,4 @@
+import AccessTokens
 import Foundation
 import Testing
 
@@ -31,6 +32,29 @@ import Testing
             payload
                 == JSONValue.parse(
                     #"{"iss":"SKalpha","sub":"AC1","jti":"j2","nbf":1763700000,"exp":1763700060,"grants":{"identity":"bob"}}"#))
+    }
+
+    /// What `vroom-loadtest` mints (it used to sign by hand): valid from 10 s
+    /// before now, `sub` naming the tool, a room grant; the server accepts it.
+    @Test func loadTesterTokenHasTheProtocolsClaimsAndVerifies() async throws {
+        let issuer = AccessTokenIssuer(apiKey: "devkey", apiSecret: "devsecret")
+        let token = try await issuer.sign(
+            identity: "s1-r0", room: "loadtest-abc-0", ttl: 3600.5, now: now, notBefore: now.addingTimeInterval(-10),
+            subject: "vroom-loadtest", tokenID: "j1")
+        let parts = token.split(separator: ".")
+        let header = try #require(Base64URL.decode(parts[0]).flatMap(JSONValue.parse))
+        #expect(header["alg"] == .string("HS256") && header["kid"] == .string("devkey"))
+        let payload = try #require(Base64URL.decode(parts[1]).flatMap(JSONValue.parse))
+        #expect(
+            payload
+                == JSONValue.parse(
+                    #"{"iss":"devkey","sub":"vroom-loadtest","jti":"j1","nbf":1763699990,"exp":1763703600,"grants":{"identity":"s1-r0","video":{"room":"loadtest-abc-0"}}}"#))
+        let verified = try await AccessTokenVerifier(keys: ["devkey": "devsecret"]).verify(token, now: now)
+        #expect(verified.roomGrant == "loadtest-abc-0" && verified.identity == "s1-r0")
+        let error = await #expect(throws: AccessTokenError.self) {
+            try await AccessTokenVerifier(keys: ["devkey": "other"]).verify(token, now: self.now)
+        }
+        #expect(error?.code == .signatureInvalid)
     }
 
     @Test func tokenExpiresAfterItsTTLPlusLeeway() async throws {

@@ -1,3 +1,4 @@
+import AccessTokens
 import Foundation
 import Hummingbird
 import HummingbirdTesting

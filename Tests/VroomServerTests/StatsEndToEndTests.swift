@@ -5,6 +5,7 @@ import FoundationNetworking
 import Packets
 import Testing
 import VroomTestPeer
+import LoadTestCore
 import VroomTesting
 import WebRTC
 

@@ -2,6 +2,6 @@
 /// name (unique per participant) is its key; `enabled` false sends no media.
 struct LocalMediaTrack: Hashable, Sendable {
     var name: String
-    var kind: MediaKind
+    var kind: TrackKind
     var enabled: Bool
 }

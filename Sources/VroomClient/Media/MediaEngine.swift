@@ -414,7 +414,8 @@ final class MediaEngine: @unchecked Sendable {
             return
         }
         receiver.reception.record(
-            sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, size: view.payload.count, now: now)
+            extendedSequence: receiver.unwrapper.unwrap(view.sequenceNumber), timestamp: view.timestamp,
+            arrival: now.nanoseconds, retransmitted: false)
         receiver.statistics.packetsReceived += 1
         receiver.statistics.bytesReceived += view.payload.count
         let trackSid = receiver.track.trackSid
@@ -461,7 +462,7 @@ final class MediaEngine: @unchecked Sendable {
         for packet in compound {
             switch try? packet.typed() {
             case .senderReport(let report)?:
-                receivers[report.ssrc]?.reception.recordSenderReport(ntpTimestamp: report.ntpTimestamp, now: now)
+                receivers[report.ssrc]?.reception.recordSenderReport(ntpTimestamp: report.ntpTimestamp, arrival: now.nanoseconds)
             case nil:
                 droppedPackets += 1
             default:
@@ -550,7 +551,7 @@ final class MediaEngine: @unchecked Sendable {
         guard subscriber.isConnected, !receivers.isEmpty else { return }
         var blocks: [ReceptionReport] = []
         for ssrc in receivers.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            guard var receiver = receivers[ssrc], let block = receiver.reception.report(ssrc: ssrc, now: now) else {
+            guard var receiver = receivers[ssrc], let block = receiver.reception.takeReport(ssrc: ssrc, now: now.nanoseconds) else {
                 continue
             }
             receivers[ssrc] = receiver
@@ -572,8 +573,9 @@ final class MediaEngine: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         let remote = receivers.values.sorted(by: { $0.track.mid < $1.track.mid }).map { receiver in
             var statistics = receiver.statistics
-            statistics.packetsLost = Int(receiver.reception.cumulativeLost)
-            statistics.jitter = receiver.reception.jitterMilliseconds
+            // Duplicates count as received here (A.3 lets the count go below zero); the API reports none lost.
+            statistics.packetsLost = max(0, Int(receiver.reception.cumulativeLost))
+            statistics.jitter = receiver.reception.jitterSeconds * 1000
             return statistics
         }
         let local = senders.values.sorted(by: { $0.mid < $1.mid }).map(\.statistics)

@@ -2,7 +2,7 @@
 struct MediaEngineStatistics: Sendable {
     struct LocalTrack: Hashable, Sendable {
         var name: String
-        var kind: MediaKind
+        var kind: TrackKind
         var ssrc: UInt32
         var packetsSent: Int = 0
         var bytesSent: Int = 0
@@ -14,7 +14,7 @@ struct MediaEngineStatistics: Sendable {
 
     struct RemoteTrack: Hashable, Sendable {
         var trackSid: String
-        var kind: MediaKind
+        var kind: TrackKind
         var ssrc: UInt32
         var packetsReceived: Int = 0
         var bytesReceived: Int = 0

@@ -6,7 +6,7 @@ struct PublishOfferDescription: Sendable {
     struct Track: Hashable, Sendable {
         var mid: String
         var name: String
-        var kind: MediaKind
+        var kind: TrackKind
         var enabled: Bool
     }
 

@@ -17,7 +17,7 @@ struct PublishOfferWriter {
     /// One m-line of the publisher connection.
     struct Slot: Hashable, Sendable {
         var mid: String
-        var kind: MediaKind
+        var kind: TrackKind
         /// nil: the track was removed; the m-line stays, inactive.
         var trackName: String?
         var ssrc: SSRC

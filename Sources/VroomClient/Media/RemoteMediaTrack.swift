@@ -4,5 +4,5 @@ struct RemoteMediaTrack: Hashable, Sendable {
     var mid: String
     var trackSid: String
     var participantSid: String
-    var kind: MediaKind
+    var kind: TrackKind
 }

@@ -8,6 +8,7 @@ struct RemoteTrackReceiver {
     var track: RemoteMediaTrack
     var ssrc: SSRC
     var payloadType: UInt8?
+    var unwrapper = SequenceNumberUnwrapper()
     var reception: ReceptionStatistics
     var assembler = VP8FrameAssembler()
     var nacks = NACKScheduler()

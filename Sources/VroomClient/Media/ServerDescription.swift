@@ -9,7 +9,7 @@ import WebRTC
 struct ServerDescription {
     struct Media {
         var mid: String
-        var kind: MediaKind?
+        var kind: TrackKind?
         var direction: SDPDirection
         var isRejected: Bool
         /// The VP8 or Opus payload type.
@@ -56,7 +56,7 @@ struct ServerDescription {
             return Self.ipv4(candidate.address, port: candidate.port)
         }
         media = sdp.media.map { description in
-            let kind = MediaKind(description.kind)
+            let kind = TrackKind(description.kind)
             let name = kind == .video ? "VP8" : "opus"
             let payloadType = description.formats.compactMap { UInt8($0) }.first { pt in
                 description.rtpmap(for: pt)?.isEncoding(name) ?? false

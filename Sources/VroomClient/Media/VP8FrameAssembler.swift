@@ -27,7 +27,7 @@ struct VP8FrameAssembler {
     /// packets; 1024 packets is seconds of video).
     var maximumBuffered: Int64 = 1024
 
-    private var unwrapper = SequenceUnwrapper()
+    private var unwrapper = SequenceNumberUnwrapper()
     private var buffer: [Int64: Packet] = [:]
     /// The first packet of the next frame to emit; nil before the first frame.
     private var nextSequence: Int64?
@@ -49,7 +49,8 @@ struct VP8FrameAssembler {
             malformedPackets += 1
             return []
         }
-        let sequence = unwrapper.unwrap(sequenceNumber)
+        // Extended numbers start at 65,536 and grow by one a packet: Int64 holds them for ever.
+        let sequence = Int64(unwrapper.unwrap(sequenceNumber))
         if let nextSequence, sequence < nextSequence {
             latePackets += 1
             return []
@@ -70,7 +71,7 @@ struct VP8FrameAssembler {
     /// Sequence numbers (16-bit) missing before the newest buffered packet,
     /// for NACK: from the next frame's start (or the oldest buffered) on.
     var missingSequenceNumbers: [UInt16] {
-        guard let highest = unwrapper.highest else { return [] }
+        guard let highest = unwrapper.highest.map(Int64.init) else { return [] }
         let start = nextSequence ?? buffer.keys.min() ?? highest
         guard highest > start else { return [] }
         var missing: [UInt16] = []
@@ -96,7 +97,7 @@ struct VP8FrameAssembler {
                 stalledSince = nil
                 break
             }
-            let highest = unwrapper.highest ?? start
+            let highest = unwrapper.highest.map(Int64.init) ?? start
             let since = stalledSince ?? now
             stalledSince = since
             guard now.nanoseconds(since: since) >= maximumWait || highest - start > maximumBuffered else { break }

@@ -117,20 +117,23 @@ import WebRTC
 
     @Test func receptionStatisticsCountLossAndJitter() {
         var statistics = ReceptionStatistics(clockRate: 90000)
+        var unwrapper = SequenceNumberUnwrapper()
         // 10 packets, 3000 ticks (33.3 ms) apart, one missing, arrivals with 0/10 ms alternating delay.
         for index in 0..<10 where index != 4 {
             let arrival = MediaTime.milliseconds(UInt64(index) * 100 / 3 + (index % 2 == 0 ? 0 : 10))
-            statistics.record(sequenceNumber: UInt16(index), timestamp: UInt32(index) * 3000, size: 100, now: arrival)
+            statistics.record(
+                extendedSequence: unwrapper.unwrap(UInt16(index)), timestamp: UInt32(index) * 3000,
+                arrival: arrival.nanoseconds, retransmitted: false)
         }
         #expect(statistics.cumulativeLost == 1)
-        #expect(statistics.jitterMilliseconds > 2 && statistics.jitterMilliseconds < 10)
-        let report = statistics.report(ssrc: SSRC(1), now: .milliseconds(400))
+        #expect(statistics.jitterSeconds * 1000 > 2 && statistics.jitterSeconds * 1000 < 10)
+        let report = statistics.takeReport(ssrc: SSRC(1), now: MediaTime.milliseconds(400).nanoseconds)
         #expect(report?.cumulativeLost == 1)
         #expect(report?.fractionLost == 25)  // 1/10 * 256
         #expect(report?.extendedHighestSequence == 9)
         // LSR/DLSR (RFC 3550 6.4.1) so the server can compute the RTT.
-        statistics.recordSenderReport(ntpTimestamp: 0x1234_5678_9ABC_DEF0, now: .milliseconds(500))
-        let next = statistics.report(ssrc: SSRC(1), now: .milliseconds(1000))
+        statistics.recordSenderReport(ntpTimestamp: 0x1234_5678_9ABC_DEF0, arrival: MediaTime.milliseconds(500).nanoseconds)
+        let next = statistics.takeReport(ssrc: SSRC(1), now: MediaTime.milliseconds(1000).nanoseconds)
         #expect(next?.lastSR == 0x5678_9ABC)
         #expect(next?.delaySinceLastSR == 32768)  // 0.5 s in 1/65536 s
         #expect(next?.fractionLost == 0)  // nothing new lost in this interval

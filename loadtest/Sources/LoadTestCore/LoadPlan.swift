@@ -1,4 +1,4 @@
-import VroomTesting
+import Codecs
 
 /// Who joins which room, in what order, doing what: decided up front from
 /// the configuration and seed, so a run can be repeated and tested.

@@ -9,13 +9,16 @@ public struct MetricsSnapshot: Sendable, Equatable {
         self.malformedLines = malformedLines
     }
 
-    /// Parses a Prometheus text-format body (see `PrometheusTextParser`).
+    /// Reads a Prometheus text-format body line by line with
+    /// `PrometheusExposition`'s sample reader; a line that cannot be read is
+    /// skipped and counted, never fatal: one odd metric must not lose the
+    /// whole report. (Families are not checked: a scrape only needs samples.)
     public init(parsing text: String) {
         var samples: [MetricSample] = []
         var malformed = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if PrometheusTextParser.isSkippable(line) { continue }
-            if let sample = PrometheusTextParser.sample(fromLine: line) {
+            if PrometheusExposition.isSkippable(line) { continue }
+            if let sample = try? PrometheusExposition.sample(fromLine: line) {
                 samples.append(sample)
             } else {
                 malformed += 1

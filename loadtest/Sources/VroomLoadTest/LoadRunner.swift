@@ -1,6 +1,8 @@
+import AccessTokens
 import AsyncHTTPClient
 import Foundation
 import LoadTestCore
+import VroomClient
 import NIOCore
 import NIOPosix
 
@@ -69,7 +71,7 @@ struct LoadRunner: Sendable {
         }
 
         // 3. Ramp: one join every 1/ramp s, each waiting for its outcome in its own task.
-        let tokens = AccessToken(apiKey: c.apiKey, apiSecret: c.apiSecret)
+        let issuer = AccessTokenIssuer(apiKey: c.apiKey, apiSecret: c.apiSecret)
         let tokenLifetime = Double(plan.joins.count) / c.ramp + c.joinTimeout + c.settle + c.duration + 600
         let participants = plan.joins.map(LoadParticipant.init(plan:))
         await progress.setPhase(.ramping)
@@ -82,8 +84,16 @@ struct LoadRunner: Sendable {
                     await progress.joinFailed(participant)
                     continue
                 }
-                let token = tokens.token(identity: participant.plan.identity, room: participant.plan.roomName, ttl: tokenLifetime)
                 joins.addTask {
+                    // Valid from 10 s ago: a server clock a little behind ours still accepts it.
+                    let now = Date()
+                    guard let token = try? await issuer.sign(
+                        identity: participant.plan.identity, room: participant.plan.roomName, ttl: tokenLifetime,
+                        now: now, notBefore: now.addingTimeInterval(-10), subject: "vroom-loadtest")
+                    else {
+                        await progress.joinFailed(participant)
+                        return
+                    }
                     let record = await participant.join(url: url, token: token, configuration: c, group: group, timeout: c.joinTimeout)
                     await progress.joinFinished(record)
                 }

@@ -2,7 +2,7 @@ import Testing
 
 @testable import LoadTestCore
 
-@Suite struct PrometheusTextParserTests {
+@Suite struct PrometheusExpositionTests {
     /// What the server's own writer (MediaIO `PrometheusText`) prints today.
     static let serverText = """
         # HELP vroom_packets_forwarded_total RTP packets sent to subscribers.
@@ -41,12 +41,12 @@ import Testing
             ("x:y_z 5\r", MetricSample(name: "x:y_z", value: 5)),
         ]
         for (line, expected) in lines {
-            let parsed = try #require(PrometheusTextParser.sample(fromLine: Substring(line)), "\(line)")
+            let parsed = try PrometheusExposition.sample(fromLine: Substring(line))
             #expect(parsed == expected, "\(line)")
         }
-        let inf = try #require(PrometheusTextParser.sample(fromLine: "g +Inf"))
+        let inf = try PrometheusExposition.sample(fromLine: "g +Inf")
         #expect(inf.value == .infinity)
-        let nan = try #require(PrometheusTextParser.sample(fromLine: "g NaN"))
+        let nan = try PrometheusExposition.sample(fromLine: "g NaN")
         #expect(nan.value.isNaN)
     }
 

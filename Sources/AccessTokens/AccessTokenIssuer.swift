@@ -2,7 +2,11 @@ import Foundation
 import JWTKit
 
 /// Mints access tokens (PROTOCOL.md section 2) signed with one API key:
-/// for `vroom-server token`, the demo page and tests.
+/// for `vroom-server token`, the demo page, `vroom-loadtest` and tests. The
+/// one minting code path: this small module imports only jwt-kit, so the
+/// server (Signaling verifies with the same key setup) and the load tester
+/// (which may not import server modules, DESIGN.md) both use it, like
+/// Twilio's helper libraries' `AccessToken`.
 public struct AccessTokenIssuer: Sendable {
     public let apiKey: String
     private let apiSecret: String

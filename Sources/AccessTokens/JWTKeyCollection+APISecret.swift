@@ -9,18 +9,10 @@ extension JWTKeyCollection {
     /// HMAC zero-pads every key shorter than the hash's 64-byte block
     /// (RFC 2104, section 2), so padding with zeros up to 32 bytes gives the
     /// very same MACs; the tests check this against Python's `hmac`.
-    static func hs256(apiKey: String, secret: String) async -> JWTKeyCollection {
+    public static func hs256(apiKey: String, secret: String) async -> JWTKeyCollection {
         var bytes = Array(secret.utf8)
         if bytes.count < 32 { bytes += [UInt8](repeating: 0, count: 32 - bytes.count) }
         return await JWTKeyCollection().add(
             hmac: HMACKey(from: bytes), digestAlgorithm: .sha256, kid: JWKIdentifier(string: apiKey))
-    }
-}
-
-extension AccessTokenVerifier {
-    /// The HS256 MAC of `message` under `secret`, exactly as tokens are
-    /// signed. Lets tests craft tokens with any header and payload bytes.
-    static func hs256MAC(secret: String, message: [UInt8]) async throws -> [UInt8] {
-        try await JWTKeyCollection.hs256(apiKey: "", secret: secret).getKey().sign(message)
     }
 }

@@ -1,7 +1,8 @@
-import Packets
 /// What a receiver knows about one incoming RTP stream for its RTCP receiver
 /// report: loss (RFC 3550 appendix A.3) and interarrival jitter (appendix
-/// A.8), on extended sequence numbers.
+/// A.8), on extended sequence numbers (`SequenceNumberUnwrapper`'s, which
+/// start at cycle 1). The SFU's Receiver and the client SDK's remote tracks
+/// both keep one; both may import Packets.
 public struct ReceptionStatistics: Sendable, Equatable {
     /// The stream's RTP clock, in Hz (48,000 for Opus, 90,000 for VP8).
     public let clockRate: UInt32
@@ -22,6 +23,10 @@ public struct ReceptionStatistics: Sendable, Equatable {
     /// Expected and received at the last report, for the fraction lost.
     private var expectedPrior: UInt64 = 0
     private var receivedPrior: UInt64 = 0
+    /// The middle 32 bits of the last sender report's NTP timestamp (LSR)
+    /// and when it arrived, in nanoseconds, for the DLSR (RFC 3550 6.4.1).
+    private var lastSenderReport: UInt32?
+    private var lastSenderReportArrival: MediaTimeValue = 0
 
     public init(clockRate: UInt32) {
         self.clockRate = clockRate
@@ -42,6 +47,9 @@ public struct ReceptionStatistics: Sendable, Equatable {
 
     /// Interarrival jitter in RTP timestamp units.
     public var jitter: UInt32 { jitterQ4 >> 4 }
+
+    /// Interarrival jitter in seconds.
+    public var jitterSeconds: Double { Double(jitter) / Double(clockRate) }
 
     /// Records a packet. `arrival` feeds the jitter only for a first
     /// transmission (`retransmitted == false`, A.8 excludes repairs).
@@ -86,7 +94,28 @@ public struct ReceptionStatistics: Sendable, Equatable {
         let lostInterval = expectedInterval - receivedInterval
         return UInt8(truncatingIfNeeded: min(255, (lostInterval << 8) / expectedInterval))
     }
+
+    /// Notes a sender report from this stream's source, which arrived at
+    /// `arrival` (nanoseconds), for the next report's LSR and DLSR.
+    public mutating func recordSenderReport(ntpTimestamp: UInt64, arrival: MediaTimeValue) {
+        lastSenderReport = UInt32(truncatingIfNeeded: ntpTimestamp >> 16)
+        lastSenderReportArrival = arrival
+    }
+
+    /// The report block for `ssrc` at `now` (nanoseconds), moving the
+    /// fraction-lost interval on; nil before the first packet.
+    public mutating func takeReport(ssrc: SSRC, now: MediaTimeValue) -> ReceptionReport? {
+        guard baseSequence != nil else { return nil }
+        let fraction = takeFractionLost()
+        // DLSR in 1/65536 s.
+        let delay = lastSenderReport == nil ? 0 : UInt32(truncatingIfNeeded: ((now &- lastSenderReportArrival) << 16) / 1_000_000_000)
+        return ReceptionReport(
+            ssrc: ssrc, fractionLost: fraction, cumulativeLost: cumulativeLost,
+            // Our extended numbers start at cycle 1 (SequenceNumberUnwrapper); RTCP's at 0.
+            extendedHighestSequence: UInt32(truncatingIfNeeded: highestSequence &- 0x1_0000),
+            jitter: jitter, lastSR: lastSenderReport ?? 0, delaySinceLastSR: delay)
+    }
 }
 
-/// Nanoseconds on the worker's clock (`MediaTime.nanoseconds`).
+/// Nanoseconds on the caller's clock (`MediaTime.nanoseconds`).
 public typealias MediaTimeValue = UInt64

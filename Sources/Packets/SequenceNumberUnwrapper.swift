@@ -10,7 +10,6 @@ public struct SequenceNumberUnwrapper: Sendable, Equatable {
     public init() {}
 
     /// The extended value of `sequenceNumber`, without remembering it.
-
     public func extended(_ sequenceNumber: UInt16) -> UInt64 {
         guard let highest else { return 0x1_0000 | UInt64(sequenceNumber) }
         let delta = Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: highest))
@@ -18,7 +17,6 @@ public struct SequenceNumberUnwrapper: Sendable, Equatable {
     }
 
     /// The extended value of `sequenceNumber`; it becomes `highest` if newer.
-
     public mutating func unwrap(_ sequenceNumber: UInt16) -> UInt64 {
         let value = extended(sequenceNumber)
         if highest == nil || value > highest! { highest = value }
