@@ -26,9 +26,22 @@ PACKAGES=(
 
 log() { printf '[bootstrap] %s\n' "$*"; }
 
+# A script cannot change its caller's PATH, so when swift is not on it but the
+# toolchain is in a known place, link it into /usr/local/bin (on every default
+# PATH): then `scripts/bootstrap.sh && swift run ...` works in the same shell.
+# The driver finds swift-build and the rest next to its resolved path.
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
 if ! command -v swift >/dev/null 2>&1; then
   for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
-    [ -x "$dir/swift" ] && export PATH="$dir:$PATH" && break
+    [ -x "$dir/swift" ] || continue
+    export PATH="$dir:$PATH"
+    if [ ! -e /usr/local/bin/swift ]; then
+      $SUDO mkdir -p /usr/local/bin
+      $SUDO ln -s "$dir/swift" /usr/local/bin/swift
+      log "linked /usr/local/bin/swift -> $dir/swift"
+    fi
+    break
   done
 fi
 if ! command -v swift >/dev/null 2>&1; then
@@ -48,8 +61,6 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing: ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
