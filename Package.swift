@@ -25,6 +25,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // Layered server configuration: flags, VROOM_* environment, JSON file (JSON is a default trait).
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
@@ -89,6 +91,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+        ], resources: [
+            // The demo page's HTML, JavaScript and CSS, served at GET / (DemoPage.swift).
+            .copy("DemoPage"),
         ]),
 
         // Media codecs and the client side.
@@ -107,6 +112,7 @@ let package = Package(
         .executableTarget(name: "VroomServer", dependencies: [
             "AdminAPI", "Signaling", "Node", "MediaIO", "Rooms", "Persistence", "AccessTokens",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -26,9 +26,26 @@ PACKAGES=(
 
 log() { printf '[bootstrap] %s\n' "$*"; }
 
+# A script cannot change its caller's PATH, so when swift is not on it but the
+# toolchain is in a known place, install /usr/local/bin/swift (on every
+# default PATH): then `scripts/bootstrap.sh && swift run ...` works in the same
+# shell. A wrapper rather than a symlink: the driver finds swift-run and
+# swift-build next to the path it was started by, and clang finds the linker
+# on PATH, which `env -i bash -c` leaves unexported.
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
 if ! command -v swift >/dev/null 2>&1; then
   for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
-    [ -x "$dir/swift" ] && export PATH="$dir:$PATH" && break
+    [ -x "$dir/swift" ] || continue
+    export PATH="$dir:$PATH"
+    if [ ! -e /usr/local/bin/swift ]; then
+      $SUDO mkdir -p /usr/local/bin
+      printf '#!/bin/sh\n# Installed by Vroom'"'"'s scripts/bootstrap.sh: the Swift toolchain in %s.\nexport PATH="%s:${PATH:-/usr/local/bin:/usr/bin:/bin}"\nexec %s/swift "$@"\n' \
+        "$dir" "$dir" "$dir" | $SUDO tee /usr/local/bin/swift >/dev/null
+      $SUDO chmod 0755 /usr/local/bin/swift
+      log "installed /usr/local/bin/swift (runs $dir/swift)"
+    fi
+    break
   done
 fi
 if ! command -v swift >/dev/null 2>&1; then
@@ -48,8 +65,6 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing: ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

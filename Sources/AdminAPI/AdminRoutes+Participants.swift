@@ -9,12 +9,12 @@ extension AdminRoutes {
     /// the default is not written into the page URLs, which keep only the
     /// filters the client gave).
     func listParticipants<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let query = query(request)
+        let query = try query(ListParticipantsQuery.self, request)
         let paging = try Paging(query)
         let room = try await findRoom(context)
         var filters: [(String, String)] = []
         var status: Persistence.ParticipantRecord.Status?
-        if let text = query["Status"] {
+        if let text = query.status?.text {
             guard let parsed = Persistence.ParticipantRecord.Status(rawValue: text) else {
                 throw RESTError.invalidParameter("Status must be connected, reconnecting or disconnected")
             }
@@ -23,7 +23,7 @@ extension AdminRoutes {
         } else if room.resource.status == RoomStatus.inProgress.rawValue {
             status = .connected
         }
-        let identity = query["Identity"]
+        let identity = query.identity?.text
         if let identity { filters.append(("Identity", identity)) }
 
         let items: [ParticipantResource]
@@ -42,7 +42,7 @@ extension AdminRoutes {
             (items, hasNext) = (page.items.map(ParticipantResource.init), page.hasNextPage)
         }
         let links = links(request)
-        return JSONBody.response(paging.body(
+        return try JSONBody.response(paging.body(
             key: "participants", items: items.map { $0.json(links) }, hasNext: hasNext,
             url: listURL(request), filters: filters))
     }
@@ -50,17 +50,17 @@ extension AdminRoutes {
     /// `GET …/Participants/{ParticipantSid}` (SID or identity).
     func fetchParticipant<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let room = try await findRoom(context)
-        return JSONBody.response(try await findParticipant(in: room, context).json(links(request)))
+        return try JSONBody.response(try await findParticipant(in: room, context).json(links(request)))
     }
 
     /// `POST …/Participants/{ParticipantSid}` with `Status=disconnected`:
     /// 202 with the participant, which gets `disconnected` 53216. Another
     /// status is 20001; a participant no longer in the room is 53204.
     func updateParticipant<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let form = try await form(request, context)
+        let form = try await form(StatusForm.self, request, context)
         let room = try await findRoom(context)
         let participant = try await findParticipant(in: room, context)
-        guard form["Status"] == "disconnected" else {
+        guard form.status?.text == "disconnected" else {
             throw RESTError.invalidParameter("Status must be disconnected")
         }
         guard room.inHost, participant.status != ParticipantStatus.disconnected.rawValue else {
@@ -70,7 +70,7 @@ extension AdminRoutes {
         let removed = try await perform { (service: inout RoomService, now) throws(RoomError) in
             try service.removeParticipant(room: roomSID, participant: sid, now: now)
         }
-        return JSONBody.response(ParticipantResource(removed).json(links(request)), status: .accepted)
+        return try JSONBody.response(ParticipantResource(removed).json(links(request)), status: .accepted)
     }
 
     /// The addressed participant's SID when it is current on this node (for

@@ -9,14 +9,14 @@ extension AdminRoutes {
     /// `Type` and Twilio's other create options are accepted and ignored:
     /// every Vroom room is a `group` room.
     func createRoom<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let form = try await form(request, context)
-        let uniqueName = form["UniqueName"]
-        let maxParticipants = try form.integer("MaxParticipants", or: RESTError(.roomMaxParticipantsOutOfRange))
-        let emptyTimeout = try form.integer("EmptyRoomTimeout", or: RESTError(.roomTimeoutOutOfRange))
-        let unusedTimeout = try form.integer("UnusedRoomTimeout", or: RESTError(.roomTimeoutOutOfRange))
-        let statusCallback = form["StatusCallback"].flatMap { $0.isEmpty ? nil : $0 }
+        let form = try await form(CreateRoomForm.self, request, context)
+        let uniqueName = form.uniqueName?.text
+        let maxParticipants = try FormText.integer(form.maxParticipants, or: RESTError(.roomMaxParticipantsOutOfRange))
+        let emptyTimeout = try FormText.integer(form.emptyRoomTimeout, or: RESTError(.roomTimeoutOutOfRange))
+        let unusedTimeout = try FormText.integer(form.unusedRoomTimeout, or: RESTError(.roomTimeoutOutOfRange))
+        let statusCallback = form.statusCallback.flatMap { $0.text.isEmpty ? nil : $0.text }
         if let statusCallback { try Self.checkCallbackURL(statusCallback, name: "StatusCallback") }
-        let method = try form["StatusCallbackMethod"].map { text throws(RESTError) in
+        let method = try form.statusCallbackMethod.map(\.text).map { text throws(RESTError) in
             guard let parsed = StatusCallbackMethod(rawValue: text.uppercased()) else {
                 throw RESTError.invalidParameter("StatusCallbackMethod must be GET or POST")
             }
@@ -28,28 +28,28 @@ extension AdminRoutes {
                 unusedRoomTimeoutMinutes: unusedTimeout, statusCallback: statusCallback,
                 statusCallbackMethod: method, now: now)
         }
-        return JSONBody.response(RoomResource(room).json(links(request)), status: .created)
+        return try JSONBody.response(RoomResource(room).json(links(request)), status: .created)
     }
 
     /// `GET /v1/Rooms`: newest first, filtered and paged. The host's rooms
     /// and history's are merged by SID (the host's record wins: it is never
     /// behind), so the list is whole even before history catches up.
     func listRooms(_ request: Request) async throws -> Response {
-        let query = query(request)
+        let query = try query(ListRoomsQuery.self, request)
         let paging = try Paging(query)
         var filters: [(String, String)] = []
         var status: Persistence.RoomRecord.Status?
-        if let text = query["Status"] {
+        if let text = query.status?.text {
             guard let parsed = Persistence.RoomRecord.Status(rawValue: text) else {
                 throw RESTError.invalidParameter("Status must be in-progress, completed or failed")
             }
             status = parsed
             filters.append(("Status", text))
         }
-        let uniqueName = query["UniqueName"]
+        let uniqueName = query.uniqueName?.text
         if let uniqueName { filters.append(("UniqueName", uniqueName)) }
-        let after = try Self.dateFilter(query, "DateCreatedAfter", into: &filters)
-        let before = try Self.dateFilter(query, "DateCreatedBefore", into: &filters)
+        let after = try Self.dateFilter(query.dateCreatedAfter, "DateCreatedAfter", into: &filters)
+        let before = try Self.dateFilter(query.dateCreatedBefore, "DateCreatedBefore", into: &filters)
 
         func matches(_ room: RoomResource) -> Bool {
             (status.map { $0.rawValue == room.status } ?? true)
@@ -61,7 +61,8 @@ extension AdminRoutes {
         // The merged list's first `needed` rooms are among the first
         // `needed` of each source, so history is read no further.
         guard let offset = paging.offset, case (let needed, false) = offset.addingReportingOverflow(paging.pageSize + 1) else {
-            return JSONBody.response(paging.body(key: "rooms", items: [], hasNext: false, url: listURL(request), filters: filters))
+            return try JSONBody.response(paging.body(
+                key: "rooms", items: [RoomResource.JSON](), hasNext: false, url: listURL(request), filters: filters))
         }
         let inHost = await host.read { $0.allRooms() }.map(RoomResource.init)
         var stored: [RoomResource] = []
@@ -83,22 +84,22 @@ extension AdminRoutes {
             .map(\.element)
         let (items, hasNext) = paging.slice(merged)
         let links = links(request)
-        return JSONBody.response(paging.body(
+        return try JSONBody.response(paging.body(
             key: "rooms", items: items.map { $0.json(links) }, hasNext: hasNext, url: listURL(request), filters: filters))
     }
 
     /// `GET /v1/Rooms/{RoomSid}`.
     func fetchRoom<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        JSONBody.response(try await findRoom(context).resource.json(links(request)))
+        try JSONBody.response(try await findRoom(context).resource.json(links(request)))
     }
 
     /// `POST /v1/Rooms/{RoomSid}` with `Status=completed`: 202 with the
     /// completed room; every participant gets `disconnected` 53118. Any
     /// other status, or a room that already ended, is 53112.
     func updateRoom<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let form = try await form(request, context)
+        let form = try await form(StatusForm.self, request, context)
         let room = try await findRoom(context)
-        guard form["Status"] == "completed" else { throw RESTError(.roomStatusInvalid) }
+        guard form.status?.text == "completed" else { throw RESTError(.roomStatusInvalid) }
         guard room.inHost, room.resource.status == RoomStatus.inProgress.rawValue else {
             throw RESTError(.roomStatusInvalid)
         }
@@ -106,13 +107,13 @@ extension AdminRoutes {
         let completed = try await perform { (service: inout RoomService, now) throws(RoomError) in
             try service.completeRoom(sid, now: now)
         }
-        return JSONBody.response(RoomResource(completed).json(links(request)), status: .accepted)
+        return try JSONBody.response(RoomResource(completed).json(links(request)), status: .accepted)
     }
 
     // MARK: - Parameters
 
-    static func dateFilter(_ query: FormBody, _ name: String, into filters: inout [(String, String)]) throws(RESTError) -> Date? {
-        guard let text = query[name] else { return nil }
+    static func dateFilter(_ value: FormText?, _ name: String, into filters: inout [(String, String)]) throws(RESTError) -> Date? {
+        guard let text = value?.text else { return nil }
         guard let date = TwilioDate.parse(text) else {
             throw RESTError.invalidParameter("\(name) must be a date, YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD")
         }

@@ -24,6 +24,6 @@ extension AdminRoutes {
         }
         let resource = RoomStatsResource(
             room: room.resource, participants: participants, publications: publications, generated: Date())
-        return JSONBody.response(resource.json(links(request)))
+        return try JSONBody.response(resource.json(links(request)))
     }
 }

@@ -41,19 +41,19 @@ extension AdminRoutes {
     }
 
     /// One track by SID (200 or 404 20404), or the paged list.
-    private func trackResponse<Track>(
+    private func trackResponse<Track, JSON: Encodable>(
         _ request: Request, key: String, tracks: [Track], sid: KeyPath<Track, String>, track: String?,
-        json: (Track) -> [String: Any]
+        json: (Track) -> JSON
     ) throws -> Response {
         if let track {
             guard let found = tracks.first(where: { $0[keyPath: sid] == track }) else {
                 throw RESTError.notFound("The requested resource /Tracks/\(track) was not found")
             }
-            return JSONBody.response(json(found))
+            return try JSONBody.response(json(found))
         }
-        let paging = try Paging(query(request))
+        let paging = try Paging(query(PageQuery.self, request))
         let (items, hasNext) = paging.slice(tracks)
-        return JSONBody.response(paging.body(
+        return try JSONBody.response(paging.body(
             key: key, items: items.map(json), hasNext: hasNext, url: listURL(request), filters: []))
     }
 
@@ -70,19 +70,19 @@ extension AdminRoutes {
                 }
             }
             switch found {
-            case .success(let record): return JSONBody.response(SubscribeRulesResource(record).json())
+            case .success(let record): return try JSONBody.response(SubscribeRulesResource(record).json())
             case .failure(let error): throw RESTError(error)
             }
         }
-        return JSONBody.response(SubscribeRulesResource(participantSID: sid, roomSID: roomSID).json())
+        return try JSONBody.response(SubscribeRulesResource(participantSID: sid, roomSID: roomSID).json())
     }
 
     /// `POST …/SubscribeRules` with `Rules` (a JSON array, PROTOCOL.md 3.4,
     /// checked as `updateSubscriptions` checks it): 200 with the new rules.
     /// Missing or malformed rules are 400 20001 with the reason.
     func updateSubscribeRules<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let form = try await form(request, context)
-        guard let text = form["Rules"] else { throw RESTError.invalidParameter("Rules is required") }
+        let form = try await form(SubscribeRulesForm.self, request, context)
+        guard let text = form.rules?.text else { throw RESTError.invalidParameter("Rules is required") }
         let rules: [SubscribeRule]
         do {
             rules = try SignalingCodec.decodeSubscribeRules(text).map(\.roomRule)
@@ -94,7 +94,7 @@ extension AdminRoutes {
         let record = try await perform { (service: inout RoomService, now) throws(RoomError) in
             try service.setSubscribeRules(room: roomSID, participant: sid.rawValue, rules: rules, now: now)
         }
-        return JSONBody.response(SubscribeRulesResource(record).json())
+        return try JSONBody.response(SubscribeRulesResource(record).json())
     }
 
     /// `POST …/Messages` (`Content`, `ContentType` default
@@ -102,10 +102,10 @@ extension AdminRoutes {
     /// limits of PROTOCOL.md 3.5. 201 with the message; a refusal answers
     /// its status (400, 413, 429; 409 when the participant is not current).
     func sendMessage<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let form = try await form(request, context)
+        let form = try await form(MessageForm.self, request, context)
         let (room, sid) = try await currentParticipant(context)
-        let content = form["Content"] ?? ""
-        let contentType = form["ContentType"] ?? "application/json"
+        let content = form.content?.text ?? ""
+        let contentType = form.contentType?.text ?? "application/json"
         let message: RoomMessage
         do {
             message = try await host.perform { (service: inout RoomService, now) throws(MessageRefusal) in
@@ -115,36 +115,30 @@ extension AdminRoutes {
             throw RESTError(error)
         }
         let links = links(request)
-        return JSONBody.response([
-            "sid": message.sid.rawValue,
-            "account_sid": links.accountSID,
-            "room_sid": room.resource.sid,
-            "participant_sid": sid.rawValue,
-            "content": message.content,
-            "content_type": message.contentType,
-            "sequence_number": message.sequenceNumber,
-            "date_created": TwilioDate.string(message.timestamp),
-        ], status: .created)
+        return try JSONBody.response(
+            MessageResource(
+                sid: message.sid.rawValue, accountSID: links.accountSID, roomSID: room.resource.sid,
+                participantSID: sid.rawValue, content: message.content, contentType: message.contentType,
+                sequenceNumber: message.sequenceNumber, dateCreated: message.timestamp),
+            status: .created)
     }
 
     /// `POST …/MessageSubscriptions` with `Callback`: the participant's
     /// messages are POSTed there as JSON (`MessageCallback`) until its
     /// session ends. 201; a bad URL or an 11th subscription is 400 20001.
     func subscribeMessages<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let form = try await form(request, context)
-        guard let callback = form["Callback"] else { throw RESTError.invalidParameter("Callback is required") }
+        let form = try await form(MessageSubscriptionForm.self, request, context)
+        guard let callback = form.callback?.text else { throw RESTError.invalidParameter("Callback is required") }
         try Self.checkCallbackURL(callback, name: "Callback")
         let (room, sid) = try await currentParticipant(context)
         guard await messageSubscriptions.subscribe(participant: sid.rawValue, callback: callback) else {
             throw RESTError.invalidParameter("At most \(MessageSubscriptions.maxPerParticipant) message subscriptions per participant")
         }
         let links = links(request)
-        return JSONBody.response([
-            "account_sid": links.accountSID,
-            "room_sid": room.resource.sid,
-            "participant_sid": sid.rawValue,
-            "callback": callback,
-            "date_created": TwilioDate.string(Date()),
-        ], status: .created)
+        return try JSONBody.response(
+            MessageSubscriptionResource(
+                accountSID: links.accountSID, roomSID: room.resource.sid, participantSID: sid.rawValue,
+                callback: callback, dateCreated: Date()),
+            status: .created)
     }
 }

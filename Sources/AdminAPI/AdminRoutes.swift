@@ -107,14 +107,37 @@ public struct AdminRoutes: Sendable {
         links(request).base + request.uri.path
     }
 
-    func query(_ request: Request) -> FormBody {
-        FormBody(urlEncoded: request.uri.query ?? "")
+    /// The query string's parameters; a malformed one is 400 20001.
+    func query<Query: Decodable>(_ type: Query.Type, _ request: Request) throws(RESTError) -> Query {
+        do {
+            return try URLEncodedFormDecoder().decode(Query.self, from: request.uri.query ?? "")
+        } catch {
+            throw RESTError.invalidParameter("The query string is malformed: \(error)")
+        }
     }
 
-    /// The form (or JSON) body, at most the context's upload limit (2 MB).
-    func form<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> FormBody {
+    /// The body's parameters, at most the context's upload limit (2 MB):
+    /// JSON when the `Content-Type` says `application/json`, else form
+    /// encoding (Twilio's libraries send form bodies). A body that does not
+    /// parse is 400 20001.
+    func form<Form: Decodable, Context: RequestContext>(
+        _ type: Form.Type, _ request: Request, _ context: Context
+    ) async throws -> Form {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        return try FormBody(body: Data(buffer: buffer), contentType: request.headers[.contentType])
+        let mediaType = request.headers[.contentType]?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        if mediaType == "application/json" {
+            do {
+                return try JSONDecoder().decode(Form.self, from: Data(buffer: buffer))
+            } catch {
+                throw RESTError.invalidParameter("The request body is not a JSON object")
+            }
+        }
+        do {
+            return try URLEncodedFormDecoder().decode(Form.self, from: String(buffer: buffer))
+        } catch {
+            throw RESTError.invalidParameter("The request body is not a valid form: \(error)")
+        }
     }
 
     // MARK: - Lookups

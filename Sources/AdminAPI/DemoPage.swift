@@ -1,9 +1,11 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
-/// The demo page served at `GET /`: one self-contained HTML+JS client of
-/// PROTOCOL.md (no framework, no external URL) with which a person joins a
-/// room with camera and microphone and sees and hears the others.
+/// The demo page served at `GET /`: a plain HTML, JavaScript and CSS client
+/// of PROTOCOL.md (no framework, no external URL), in `DemoPage/` as the
+/// package's resources, with which a person joins a room with camera and
+/// microphone and sees and hears the others.
 ///
 /// The token comes from `?token=...` or is pasted; `?room=` fills the room;
 /// `?autojoin=1` joins at load (tests); `?server=ws://host:port` points the
@@ -11,337 +13,51 @@ import NIOCore
 /// `window.vroom` (`pcPub`, `pcSub`, `published`, `remote`, `events`,
 /// `errors`, `join()`, `leave()`, `setTrackEnabled(kind, enabled)`, and
 /// `summary()`: the getStats numbers the interop test reads).
-public enum DemoPage {
-    public static let html: String = #"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Vroom</title>
-<style>
-  body { font-family: system-ui, sans-serif; margin: 1rem; background: #f4f4f4; color: #222; }
-  fieldset { border: 1px solid #ccc; padding: .5rem 1rem; margin-bottom: 1rem; background: #fff; }
-  label { display: inline-block; margin-right: 1rem; }
-  input[type=text] { width: 22rem; font-family: monospace; }
-  button { margin-right: .5rem; }
-  #status { font-family: monospace; margin: .5rem 0; white-space: pre-wrap; }
-  #grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: .5rem; }
-  .tile { position: relative; background: #000; aspect-ratio: 4 / 3; }
-  .tile video { width: 100%; height: 100%; object-fit: contain; }
-  .tile .name { position: absolute; left: .3rem; bottom: .3rem; color: #fff; background: rgba(0,0,0,.6);
-                padding: 0 .3rem; font-size: .85rem; }
-  .tile.off video { opacity: .2; }
-</style>
-</head>
-<body>
-<h1>Vroom</h1>
-<fieldset>
-  <label>Access token <input type="text" id="token" placeholder="paste a token (vroom-server token ...)"></label>
-  <label>Room <input type="text" id="room" placeholder="optional when the token names one"></label>
-  <button id="join">Join</button>
-  <button id="leave" disabled>Leave</button>
-  <button id="mic" disabled>Mute mic</button>
-  <button id="camera" disabled>Stop camera</button>
-</fieldset>
-<div id="status">Not connected.</div>
-<div id="grid">
-  <div class="tile" id="local-tile"><video id="local" autoplay playsinline muted></video><span class="name">You</span></div>
-</div>
-<div id="audio"></div>
-<script>
-"use strict";
-// A plain client of PROTOCOL.md: one WebSocket for signaling, a publisher
-// RTCPeerConnection (this page offers) and a subscriber one (the server
-// offers). The server is ICE-lite and needs no trickle: each side's SDP is
-// sent once ICE gathering has finished.
-const params = new URLSearchParams(location.search);
-const $ = (id) => document.getElementById(id);
-const rtcConfig = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
-
-const vroom = {
-  ws: null, pcPub: null, pcSub: null, localStream: null,
-  participantSid: null, room: null,
-  identities: {},          // participant SID -> identity
-  published: {},           // "mic" / "camera" -> {sid, mid, kind}
-  remote: {},              // mid -> {trackSid, participantSid, name, kind}
-  events: [], errors: [], answeredOffers: 0, joined: false,
-  join, leave, setTrackEnabled, summary,
-};
-window.vroom = vroom;
-
-function status(text) {
-  $("status").textContent = text;
-}
-function fail(where, error) {
-  const message = `${where}: ${error && error.message ? error.message : error}`;
-  vroom.errors.push(message);
-  console.error(message);
-  status(message);
-}
-
-function send(message) {
-  if (vroom.ws && vroom.ws.readyState === WebSocket.OPEN) vroom.ws.send(JSON.stringify(message));
-}
-
-let nextId = 1;
-const pending = new Map();
-function request(message) {
-  const id = String(nextId++);
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    send(Object.assign({}, message, { id }));
-  });
-}
-
-function gathered(pc, timeoutMs = 3000) {
-  return new Promise((resolve) => {
-    if (pc.iceGatheringState === "complete") return resolve();
-    const done = () => { if (pc.iceGatheringState === "complete") resolve(); };
-    pc.addEventListener("icegatheringstatechange", done);
-    setTimeout(resolve, timeoutMs);
-  });
-}
-
-function signalURL(token) {
-  const base = params.get("server") ||
-    ((location.protocol === "https:" ? "wss://" : "ws://") + location.host);
-  return base.replace(/^http/, "ws") + "/v1/signal?access_token=" + encodeURIComponent(token);
-}
-
-async function join() {
-  const token = $("token").value.trim();
-  const room = $("room").value.trim();
-  if (!token) return status("A token is needed (?token=... or paste one).");
-  $("join").disabled = true;
-  status("Starting camera and microphone...");
-  try {
-    vroom.localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480 } });
-    $("local").srcObject = vroom.localStream;
-  } catch (error) {
-    $("join").disabled = false;
-    return fail("getUserMedia", error);
-  }
-  status("Connecting...");
-  const ws = new WebSocket(signalURL(token));
-  vroom.ws = ws;
-  ws.onmessage = (event) => onMessage(JSON.parse(event.data));
-  ws.onclose = () => { status("Disconnected."); cleanUp(); };
-  ws.onopen = async () => {
-    try {
-      const joined = await request(Object.assign({ type: "join", name: "browser" }, room ? { room } : {}));
-      vroom.joined = true;
-      vroom.participantSid = joined.participant.sid;
-      vroom.room = joined.room;
-      vroom.identities[joined.participant.sid] = joined.participant.identity;
-      for (const p of joined.participants || []) vroom.identities[p.sid] = p.identity;
-      status(`Joined ${joined.room.name} as ${joined.participant.identity}.`);
-      $("leave").disabled = $("mic").disabled = $("camera").disabled = false;
-      await publish();
-    } catch (error) {
-      fail("join", error);
+public struct DemoPage: Sendable {
+    /// One file of the page: where it is served and what it is.
+    public struct File: Sendable {
+        public var path: String
+        public var contentType: String
+        public var body: ByteBuffer
     }
-  };
-  vroom.pinger = setInterval(() => send({ type: "ping" }), 5000);
-}
 
-async function publish() {
-  const pc = new RTCPeerConnection(rtcConfig);
-  vroom.pcPub = pc;
-  pc.onconnectionstatechange = () => vroom.events.push({ type: "publisher:" + pc.connectionState });
-  const tracks = [];
-  const transceivers = {};
-  for (const track of vroom.localStream.getTracks()) {
-    const name = track.kind === "audio" ? "mic" : "camera";
-    transceivers[name] = pc.addTransceiver(track, { direction: "sendonly", streams: [vroom.localStream] });
-  }
-  await pc.setLocalDescription(await pc.createOffer());
-  await gathered(pc);
-  for (const [name, t] of Object.entries(transceivers)) tracks.push({ mid: t.mid, name, kind: t.sender.track.kind });
-  const answer = await request({ type: "publish", sdp: pc.localDescription.sdp, tracks });
-  for (const t of answer.tracks) vroom.published[t.name] = t;
-  try {
-    await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
-  } catch (error) {
-    fail("publisher answer", error);
-  }
-}
+    /// Served path, resource file name and content type (RFC 9239 for JavaScript).
+    static let layout: [(path: String, file: String, contentType: String)] = [
+        ("/", "index.html", "text/html; charset=utf-8"),
+        ("/demo.js", "demo.js", "text/javascript; charset=utf-8"),
+        ("/demo.css", "demo.css", "text/css; charset=utf-8"),
+    ]
 
-// Offers are handled one at a time, in order (renegotiations).
-let offerChain = Promise.resolve();
-function onSubscribeOffer(message) {
-  offerChain = offerChain.then(async () => {
-    if (!vroom.pcSub) {
-      vroom.pcSub = new RTCPeerConnection(rtcConfig);
-      vroom.pcSub.ontrack = onTrack;
-      vroom.pcSub.onconnectionstatechange = () => vroom.events.push({ type: "subscriber:" + vroom.pcSub.connectionState });
+    public let files: [File]
+
+    /// Reads the page's files from the module's resource bundle (next to the
+    /// executable as `Vroom_AdminAPI.resources`; deploy/Dockerfile copies it).
+    public init() throws {
+        files = try Self.layout.map { entry in
+            guard let url = Bundle.module.url(forResource: entry.file, withExtension: nil, subdirectory: "DemoPage") else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "DemoPage/\(entry.file)"])
+            }
+            return File(path: entry.path, contentType: entry.contentType, body: ByteBuffer(bytes: try Data(contentsOf: url)))
+        }
     }
-    vroom.remote = {};
-    for (const t of message.tracks) vroom.remote[t.mid] = t;
-    let sdp;
-    try {
-      await vroom.pcSub.setRemoteDescription({ type: "offer", sdp: message.sdp });
-      await vroom.pcSub.setLocalDescription(await vroom.pcSub.createAnswer());
-      await gathered(vroom.pcSub);
-      sdp = vroom.pcSub.localDescription.sdp;
-    } catch (error) {
-      // Answer anyway (every m-line refused) so that signaling goes on: the
-      // server sends no further offer before an answer.
-      fail("subscriber offer", error);
-      sdp = inactiveAnswer(message.sdp);
+
+    /// The file served at `path`, if any.
+    public func file(at path: String) -> File? {
+        files.first { $0.path == path }
     }
-    send({ type: "subscribeAnswer", sdp });
-    vroom.answeredOffers += 1;
-    refreshTiles();
-  });
-}
-
-function inactiveAnswer(offer) {
-  const lines = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0"];
-  for (const section of offer.split(/\r?\nm=/).slice(1)) {
-    const media = section.split(/\r?\n/);
-    const [kind, , proto, format] = media[0].split(" ");
-    lines.push(`m=${kind} 0 ${proto} ${format || "0"}`, "c=IN IP4 0.0.0.0");
-    for (const line of media) if (line.startsWith("a=mid:")) lines.push(line);
-    lines.push("a=inactive");
-  }
-  return lines.join("\r\n") + "\r\n";
-}
-
-function tileLabel(info) {
-  const who = vroom.identities[info.participantSid] || info.participantSid;
-  return `${who} - ${info.name}`;
-}
-
-function onTrack(event) {
-  const mid = event.transceiver.mid;
-  const stream = new MediaStream([event.track]);
-  if (event.track.kind === "video") {
-    const tile = document.createElement("div");
-    tile.className = "tile";
-    tile.dataset.mid = mid;
-    const video = document.createElement("video");
-    video.autoplay = true; video.playsInline = true; video.muted = true;
-    video.srcObject = stream;
-    const name = document.createElement("span");
-    name.className = "name";
-    tile.append(video, name);
-    $("grid").append(tile);
-  } else {
-    const audio = document.createElement("audio");
-    audio.autoplay = true;
-    audio.dataset.mid = mid;
-    audio.srcObject = stream;
-    $("audio").append(audio);
-  }
-  refreshTiles();
-}
-
-// Names, hidden m-lines (removed tracks keep an inactive m-line) and
-// disabled tracks.
-function refreshTiles() {
-  for (const element of document.querySelectorAll("[data-mid]")) {
-    const info = vroom.remote[element.dataset.mid];
-    element.hidden = !info;
-    if (!info) continue;
-    const label = element.querySelector(".name");
-    if (label) label.textContent = tileLabel(info) + (info.enabled === false ? " (off)" : "");
-    element.classList.toggle("off", info.enabled === false);
-  }
-}
-
-function onMessage(message) {
-  vroom.events.push(message);
-  if (message.id && pending.has(message.id)) {
-    const { resolve, reject } = pending.get(message.id);
-    pending.delete(message.id);
-    if (message.type === "error") reject(new Error(`${message.code} ${message.message}`));
-    else resolve(message);
-    return;
-  }
-  switch (message.type) {
-    case "subscribeOffer": onSubscribeOffer(message); break;
-    case "participantConnected": vroom.identities[message.participant.sid] = message.participant.identity; break;
-    case "trackEnabled": case "trackDisabled":
-      for (const info of Object.values(vroom.remote)) {
-        if (info.trackSid === message.trackSid) info.enabled = message.type === "trackEnabled";
-      }
-      refreshTiles();
-      break;
-    case "disconnected": status(`Disconnected: ${message.code} ${message.message || ""}`); break;
-    case "error": fail("server", `${message.code} ${message.message || ""}`); break;
-  }
-}
-
-async function setTrackEnabled(kind, enabled) {
-  const name = kind === "audio" ? "mic" : "camera";
-  for (const track of vroom.localStream.getTracks()) if (track.kind === kind) track.enabled = enabled;
-  const published = vroom.published[name];
-  if (published) await request({ type: "setTrackEnabled", trackSid: published.sid, enabled });
-  $(name).textContent = (kind === "audio" ? (enabled ? "Mute mic" : "Unmute mic")
-                                          : (enabled ? "Stop camera" : "Start camera"));
-}
-
-function cleanUp() {
-  clearInterval(vroom.pinger);
-  for (const pc of [vroom.pcPub, vroom.pcSub]) if (pc) pc.close();
-  if (vroom.localStream) for (const track of vroom.localStream.getTracks()) track.stop();
-  for (const element of document.querySelectorAll("[data-mid]")) element.remove();
-  vroom.pcPub = vroom.pcSub = null;
-  vroom.joined = false;
-  $("join").disabled = false;
-  $("leave").disabled = $("mic").disabled = $("camera").disabled = true;
-}
-
-function leave() {
-  send({ type: "leave" });
-  if (vroom.ws) vroom.ws.close();
-  cleanUp();
-  status("Left.");
-}
-
-// For tests: the numbers that matter from both connections' getStats().
-async function summary() {
-  const out = { inboundVideo: [], inboundAudio: [], outboundVideo: [], outboundAudio: [], time: performance.now() };
-  const collect = async (pc) => pc ? [...(await pc.getStats()).values()] : [];
-  for (const s of await collect(vroom.pcSub)) {
-    if (s.type !== "inbound-rtp") continue;
-    if (s.kind === "video") out.inboundVideo.push({ mid: s.mid, framesDecoded: s.framesDecoded || 0,
-      frameWidth: s.frameWidth || 0, frameHeight: s.frameHeight || 0, packetsReceived: s.packetsReceived || 0 });
-    else out.inboundAudio.push({ mid: s.mid, packetsReceived: s.packetsReceived || 0,
-      totalSamplesReceived: s.totalSamplesReceived || 0 });
-  }
-  for (const s of await collect(vroom.pcPub)) {
-    if (s.type !== "outbound-rtp") continue;
-    const entry = { mid: s.mid, bytesSent: s.bytesSent || 0, packetsSent: s.packetsSent || 0,
-      timestamp: s.timestamp, targetBitrate: s.targetBitrate || 0, framesEncoded: s.framesEncoded || 0 };
-    (s.kind === "video" ? out.outboundVideo : out.outboundAudio).push(entry);
-  }
-  return out;
-}
-
-$("join").onclick = join;
-$("leave").onclick = leave;
-$("mic").onclick = () => setTrackEnabled("audio", $("mic").textContent.startsWith("Unmute"));
-$("camera").onclick = () => setTrackEnabled("video", $("camera").textContent.startsWith("Start"));
-$("token").value = params.get("token") || "";
-$("room").value = params.get("room") || "";
-if (params.get("autojoin") === "1") join();
-</script>
-</body>
-</html>
-"""#
 }
 
 extension Router {
-    /// `GET /`: the demo page (`DemoPage.html`), not cached so a new server
-    /// version's page is picked up.
-    public func addDemoPageRoute() {
-        get("/") { _, _ -> Response in
-            Response(
-                status: .ok,
-                headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
-                body: .init(byteBuffer: ByteBuffer(string: DemoPage.html)))
+    /// `GET /` and the page's script and style sheet, not cached so that a
+    /// new server version's page is picked up.
+    public func addDemoPageRoutes(_ page: DemoPage) {
+        for file in page.files {
+            get(RouterPath(file.path)) { _, _ -> Response in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
+                    body: .init(byteBuffer: file.body))
+            }
         }
     }
 }

@@ -1,25 +1,28 @@
 import Foundation
 import Hummingbird
 
-/// JSON writing for REST responses. Resources are built as dictionaries so
-/// that every field of Twilio's schema is written even when it is null
-/// (`NSNull`), which synthesized `Encodable` would leave out.
+/// JSON writing for REST responses, through Codable: keys sorted
+/// (reproducible bodies), slashes unescaped (URLs stay readable), dates as
+/// `TwilioDate` (`YYYY-MM-DDTHH:MM:SSZ`). Fields of Twilio's schema that do
+/// not apply are written as null (`JSONNullable`), never left out.
 enum JSONBody {
-    /// Keys sorted (reproducible bodies), slashes unescaped (URLs stay readable).
-    static func encode(_ object: [String: Any]) -> Data {
-        // Only strings, numbers, booleans, NSNull, arrays and dictionaries
-        // are ever put in: serialization cannot fail.
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(TwilioDate.string(date))
+        }
+        return encoder
     }
 
-    static func response(_ object: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+    static func encode(_ value: some Encodable) throws -> Data {
+        try encoder().encode(value)
+    }
+
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: encode(object))))
+            body: .init(byteBuffer: ByteBuffer(bytes: try encode(value))))
     }
-}
-
-extension Optional {
-    /// The value, or `NSNull` for a JSON null.
-    var orNull: Any { self.map { $0 as Any } ?? NSNull() }
 }

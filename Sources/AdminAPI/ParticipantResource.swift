@@ -39,25 +39,47 @@ struct ParticipantResource: Sendable, Equatable {
         duration = participant.duration
     }
 
-    func json(_ links: ResourceLinks) -> [String: Any] {
+    /// The JSON object.
+    struct JSON: Encodable {
+        struct Links: Encodable {
+            var publishedTracks: String
+            var subscribedTracks: String
+            var subscribeRules: String
+
+            enum CodingKeys: String, CodingKey {
+                case publishedTracks = "published_tracks", subscribedTracks = "subscribed_tracks"
+                case subscribeRules = "subscribe_rules"
+            }
+        }
+
+        var sid: String
+        var roomSID: String
+        var accountSID: String
+        var identity: String
+        var status: String
+        var dateCreated: Date
+        var dateUpdated: Date
+        var startTime: Date
+        @JSONNullable var endTime: Date?
+        @JSONNullable var duration: Int?
+        var url: String
+        var links: Links
+
+        enum CodingKeys: String, CodingKey {
+            case sid, roomSID = "room_sid", accountSID = "account_sid", identity, status
+            case dateCreated = "date_created", dateUpdated = "date_updated", startTime = "start_time"
+            case endTime = "end_time", duration, url, links
+        }
+    }
+
+    func json(_ links: ResourceLinks) -> JSON {
         let url = links.participant(room: roomSID, sid)
-        return [
-            "sid": sid,
-            "room_sid": roomSID,
-            "account_sid": links.accountSID,
-            "identity": identity,
-            "status": status,
-            "date_created": TwilioDate.string(dateCreated),
-            "date_updated": TwilioDate.string(dateUpdated),
-            "start_time": TwilioDate.string(startTime),
-            "end_time": TwilioDate.string(endTime),
-            "duration": duration.orNull,
-            "url": url,
-            "links": [
-                "published_tracks": url + "/PublishedTracks",
-                "subscribed_tracks": url + "/SubscribedTracks",
-                "subscribe_rules": url + "/SubscribeRules",
-            ],
-        ]
+        return JSON(
+            sid: sid, roomSID: roomSID, accountSID: links.accountSID, identity: identity, status: status,
+            dateCreated: dateCreated, dateUpdated: dateUpdated, startTime: startTime, endTime: endTime,
+            duration: duration, url: url,
+            links: JSON.Links(
+                publishedTracks: url + "/PublishedTracks", subscribedTracks: url + "/SubscribedTracks",
+                subscribeRules: url + "/SubscribeRules"))
     }
 }

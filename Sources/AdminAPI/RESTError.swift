@@ -55,15 +55,28 @@ public struct RESTError: Error, Sendable, Equatable {
 
     var moreInfo: String { "https://www.twilio.com/docs/errors/\(code)" }
 
+    /// The JSON body, in Twilio's error shape.
+    struct Body: Encodable {
+        var code: Int
+        var message: String
+        var moreInfo: String
+        var status: Int
+
+        enum CodingKeys: String, CodingKey {
+            case code, message, moreInfo = "more_info", status
+        }
+    }
+
     /// The JSON response.
     public func response() -> Response {
         // No `WWW-Authenticate` on 401: Foundation's URLSession on Linux
         // waits forever for a credential when it sees one (a Basic
         // challenge), and Twilio's libraries send credentials up front anyway.
-        let headers: HTTPFields = [.contentType: "application/json"]
-        let body: [String: Any] = ["code": code, "message": message, "more_info": moreInfo, "status": status]
+        let body = Body(code: code, message: message, moreInfo: moreInfo, status: status)
+        // Two integers and two strings: encoding cannot fail.
+        let data = (try? JSONBody.encode(body)) ?? Data()
         return Response(
-            status: HTTPResponse.Status(code: status), headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: JSONBody.encode(body))))
+            status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

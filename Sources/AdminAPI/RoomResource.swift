@@ -59,34 +59,57 @@ struct RoomResource: Sendable, Equatable {
     /// enforced), `max_concurrent_published_tracks` 0 ("unconstrained":
     /// Vroom limits tracks per participant, not per room), recording off,
     /// `audio_only` and `large_room` false, `media_region` null (no region).
-    func json(_ links: ResourceLinks) -> [String: Any] {
+    struct JSON: Encodable {
+        struct Links: Encodable {
+            var participants: String
+        }
+
+        var sid: String
+        var accountSID: String
+        var uniqueName: String
+        var status: String
+        var type = "group"
+        var dateCreated: Date
+        var dateUpdated: Date
+        @JSONNullable var endTime: Date?
+        @JSONNullable var duration: Int?
+        var maxParticipants: Int
+        var maxParticipantDuration = 14_400
+        var maxConcurrentPublishedTracks = 0
+        var emptyRoomTimeout: Int
+        var unusedRoomTimeout: Int
+        @JSONNullable var statusCallback: String?
+        var statusCallbackMethod: String
+        var enableTurn = true
+        var recordParticipantsOnConnect = false
+        var videoCodecs = ["VP8"]
+        @JSONNullable var mediaRegion: String? = nil
+        var audioOnly = false
+        var largeRoom = false
+        var url: String
+        var links: Links
+
+        enum CodingKeys: String, CodingKey {
+            case sid, accountSID = "account_sid", uniqueName = "unique_name", status, type
+            case dateCreated = "date_created", dateUpdated = "date_updated", endTime = "end_time", duration
+            case maxParticipants = "max_participants", maxParticipantDuration = "max_participant_duration"
+            case maxConcurrentPublishedTracks = "max_concurrent_published_tracks"
+            case emptyRoomTimeout = "empty_room_timeout", unusedRoomTimeout = "unused_room_timeout"
+            case statusCallback = "status_callback", statusCallbackMethod = "status_callback_method"
+            case enableTurn = "enable_turn", recordParticipantsOnConnect = "record_participants_on_connect"
+            case videoCodecs = "video_codecs", mediaRegion = "media_region", audioOnly = "audio_only"
+            case largeRoom = "large_room", url, links
+        }
+    }
+
+    func json(_ links: ResourceLinks) -> JSON {
         let url = links.room(sid)
-        return [
-            "sid": sid,
-            "account_sid": links.accountSID,
-            "unique_name": uniqueName,
-            "status": status,
-            "type": "group",
-            "date_created": TwilioDate.string(dateCreated),
-            "date_updated": TwilioDate.string(dateUpdated),
-            "end_time": TwilioDate.string(endTime),
-            "duration": duration.orNull,
-            "max_participants": maxParticipants,
-            "max_participant_duration": 14_400,
-            "max_concurrent_published_tracks": 0,
-            "empty_room_timeout": emptyRoomTimeout,
-            "unused_room_timeout": unusedRoomTimeout,
-            "status_callback": statusCallback.orNull,
-            "status_callback_method": statusCallbackMethod,
-            "enable_turn": true,
-            "record_participants_on_connect": false,
-            "video_codecs": ["VP8"],
-            "media_region": NSNull(),
-            "audio_only": false,
-            "large_room": false,
-            "url": url,
-            "links": ["participants": url + "/Participants"],
-        ]
+        return JSON(
+            sid: sid, accountSID: links.accountSID, uniqueName: uniqueName, status: status,
+            dateCreated: dateCreated, dateUpdated: dateUpdated, endTime: endTime, duration: duration,
+            maxParticipants: maxParticipants, emptyRoomTimeout: emptyRoomTimeout, unusedRoomTimeout: unusedRoomTimeout,
+            statusCallback: statusCallback, statusCallbackMethod: statusCallbackMethod,
+            url: url, links: JSON.Links(participants: url + "/Participants"))
     }
 }
 

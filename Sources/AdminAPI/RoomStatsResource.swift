@@ -25,90 +25,179 @@ struct RoomStatsResource: Sendable {
     var publications: [TrackSID: Rooms.PublishedTrackRecord]
     var generated: Date
 
-    func json(_ links: ResourceLinks) -> [String: Any] {
-        [
-            "room_sid": room.sid,
-            "account_sid": links.accountSID,
-            "unique_name": room.uniqueName,
-            "status": room.status,
-            "date_generated": TwilioDate.string(generated),
-            "url": links.room(room.sid) + "/Stats",
-            "participants": participants.map(participantJSON),
-        ]
+    /// The JSON object.
+    struct JSON: Encodable {
+        var roomSID: String
+        var accountSID: String
+        var uniqueName: String
+        var status: String
+        var dateGenerated: Date
+        var url: String
+        var participants: [ParticipantJSON]
+
+        enum CodingKeys: String, CodingKey {
+            case roomSID = "room_sid", accountSID = "account_sid", uniqueName = "unique_name", status
+            case dateGenerated = "date_generated", url, participants
+        }
     }
 
-    private func participantJSON(_ participant: Participant) -> [String: Any] {
+    struct ParticipantJSON: Encodable {
+        var participantSID: String
+        var identity: String
+        var status: String
+        @JSONNullable var networkQuality: QualityJSON?
+        @JSONNullable var roundTripTimeMs: Double?
+        var publishedTracks: [PublishedJSON]
+        var subscribedTracks: [SubscribedJSON]
+
+        enum CodingKeys: String, CodingKey {
+            case participantSID = "participant_sid", identity, status, networkQuality = "network_quality"
+            case roundTripTimeMs = "round_trip_time_ms", publishedTracks = "published_tracks"
+            case subscribedTracks = "subscribed_tracks"
+        }
+    }
+
+    struct QualityJSON: Encodable, Sendable {
+        var level: Int
+        var warnings: [String]
+        @JSONNullable var mos: Double?
+        @JSONNullable var packetLoss: Double?
+        @JSONNullable var jitterMs: Double?
+        @JSONNullable var roundTripTimeMs: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case level, warnings, mos, packetLoss = "packet_loss", jitterMs = "jitter_ms"
+            case roundTripTimeMs = "round_trip_time_ms"
+        }
+    }
+
+    struct PublishedJSON: Encodable {
+        var trackSID: String
+        @JSONNullable var name: String?
+        var kind: String
+        var enabled: Bool
+        @JSONNullable var ssrc: Int?
+        var packetsReceived: Int
+        var bytesReceived: Int
+        @JSONNullable var bitrateBps: Int?
+        var packetsLost: Int
+        var fractionLost: Double
+        @JSONNullable var jitterMs: Double?
+        var nacksSent: Int
+        var plisSent: Int
+        var keyframesReceived: Int
+
+        enum CodingKeys: String, CodingKey {
+            case trackSID = "track_sid", name, kind, enabled, ssrc, packetsReceived = "packets_received"
+            case bytesReceived = "bytes_received", bitrateBps = "bitrate_bps", packetsLost = "packets_lost"
+            case fractionLost = "fraction_lost", jitterMs = "jitter_ms", nacksSent = "nacks_sent", plisSent = "plis_sent"
+            case keyframesReceived = "keyframes_received"
+        }
+    }
+
+    struct SubscribedJSON: Encodable {
+        var trackSID: String
+        @JSONNullable var publisherSID: String?
+        @JSONNullable var name: String?
+        var kind: String
+        var ssrc: Int
+        var packetsSent: Int
+        var bytesSent: Int
+        @JSONNullable var bitrateBps: Int?
+        @JSONNullable var packetsLost: Int?
+        @JSONNullable var fractionLost: Double?
+        @JSONNullable var jitterMs: Double?
+        @JSONNullable var roundTripTimeMs: Double?
+        var nacksReceived: Int
+        var retransmissions: Int
+        var plisReceived: Int
+        var firsReceived: Int
+
+        enum CodingKeys: String, CodingKey {
+            case trackSID = "track_sid", publisherSID = "publisher_sid", name, kind, ssrc, packetsSent = "packets_sent"
+            case bytesSent = "bytes_sent", bitrateBps = "bitrate_bps", packetsLost = "packets_lost"
+            case fractionLost = "fraction_lost", jitterMs = "jitter_ms", roundTripTimeMs = "round_trip_time_ms"
+            case nacksReceived = "nacks_received", retransmissions, plisReceived = "plis_received"
+            case firsReceived = "firs_received"
+        }
+    }
+
+    func json(_ links: ResourceLinks) -> JSON {
+        JSON(
+            roomSID: room.sid, accountSID: links.accountSID, uniqueName: room.uniqueName, status: room.status,
+            dateGenerated: generated, url: links.room(room.sid) + "/Stats",
+            participants: participants.map(participantJSON))
+    }
+
+    private func participantJSON(_ participant: Participant) -> ParticipantJSON {
         let media = participant.media
-        return [
-            "participant_sid": participant.record.sid.rawValue,
-            "identity": participant.record.identity,
-            "status": participant.record.status.rawValue,
-            "network_quality": (media?.networkQuality).flatMap { $0.level == nil ? nil : Self.qualityJSON($0) }.orNull,
-            "round_trip_time_ms": Self.milliseconds(media?.roundTripTime),
-            "published_tracks": (media?.published ?? []).map(publishedJSON),
-            "subscribed_tracks": (media?.subscribed ?? []).map(subscribedJSON),
-        ]
+        return ParticipantJSON(
+            participantSID: participant.record.sid.rawValue,
+            identity: participant.record.identity,
+            status: participant.record.status.rawValue,
+            networkQuality: (media?.networkQuality).flatMap { $0.level == nil ? nil : Self.qualityJSON($0) },
+            roundTripTimeMs: Self.milliseconds(media?.roundTripTime),
+            publishedTracks: (media?.published ?? []).map(publishedJSON),
+            subscribedTracks: (media?.subscribed ?? []).map(subscribedJSON))
     }
 
-    private static func qualityJSON(_ quality: QualityFigures) -> [String: Any] {
-        [
-            "level": quality.level ?? 0,
-            "warnings": quality.warnings.map(\.rawValue),
-            "mos": quality.mos.map { rounded($0, places: 2) }.orNull,
-            "packet_loss": quality.lossFraction.map { rounded($0, places: 4) }.orNull,
-            "jitter_ms": milliseconds(quality.jitter),
-            "round_trip_time_ms": milliseconds(quality.roundTripTime),
-        ]
+    private static func qualityJSON(_ quality: QualityFigures) -> QualityJSON {
+        QualityJSON(
+            level: quality.level ?? 0,
+            warnings: quality.warnings.map(\.rawValue),
+            mos: quality.mos.map { rounded($0, places: 2) },
+            packetLoss: quality.lossFraction.map { rounded($0, places: 4) },
+            jitterMs: milliseconds(quality.jitter),
+            roundTripTimeMs: milliseconds(quality.roundTripTime))
     }
 
-    private func publishedJSON(_ track: PublishedTrackFigures) -> [String: Any] {
+    private func publishedJSON(_ track: PublishedTrackFigures) -> PublishedJSON {
         let stats = track.receiver.stats
         let publication = publications[track.track]
-        return [
-            "track_sid": track.track.rawValue,
-            "name": (publication?.name).orNull,
-            "kind": track.receiver.kind.rawValue,
-            "enabled": track.receiver.isForwarding,
-            "ssrc": track.receiver.ssrc.map { Int($0.rawValue) }.orNull,
-            "packets_received": Int(clamping: stats.packets),
-            "bytes_received": Int(clamping: stats.bytes),
-            "bitrate_bps": track.receiver.rate.map { Int($0.bitsPerSecond.rounded()) }.orNull,
-            "packets_lost": Int(stats.lost),
-            "fraction_lost": Self.rounded(Double(stats.fractionLost) / 256, places: 4),
-            "jitter_ms": Self.milliseconds(stats.jitterSeconds),
-            "nacks_sent": Int(clamping: stats.nacksSent),
-            "plis_sent": Int(clamping: stats.plisSent),
-            "keyframes_received": Int(clamping: stats.keyframes),
-        ]
+        return PublishedJSON(
+            trackSID: track.track.rawValue,
+            name: publication?.name,
+            kind: track.receiver.kind.rawValue,
+            enabled: track.receiver.isForwarding,
+            ssrc: track.receiver.ssrc.map { Int($0.rawValue) },
+            packetsReceived: Int(clamping: stats.packets),
+            bytesReceived: Int(clamping: stats.bytes),
+            bitrateBps: track.receiver.rate.map { Int($0.bitsPerSecond.rounded()) },
+            packetsLost: Int(stats.lost),
+            fractionLost: Self.rounded(Double(stats.fractionLost) / 256, places: 4),
+            jitterMs: Self.milliseconds(stats.jitterSeconds),
+            nacksSent: Int(clamping: stats.nacksSent),
+            plisSent: Int(clamping: stats.plisSent),
+            keyframesReceived: Int(clamping: stats.keyframes))
     }
 
-    private func subscribedJSON(_ track: SubscribedTrackFigures) -> [String: Any] {
+    private func subscribedJSON(_ track: SubscribedTrackFigures) -> SubscribedJSON {
         let snapshot = track.downTrack
         let stats = snapshot.stats
         let publication = publications[track.track]
-        return [
-            "track_sid": track.track.rawValue,
-            "publisher_sid": (track.publisher?.rawValue).orNull,
-            "name": (publication?.name).orNull,
-            "kind": snapshot.kind.rawValue,
-            "ssrc": Int(snapshot.ssrc.rawValue),
-            "packets_sent": Int(clamping: stats.packets),
-            "bytes_sent": Int(clamping: stats.bytes),
-            "bitrate_bps": snapshot.rate.map { Int($0.bitsPerSecond.rounded()) }.orNull,
-            "packets_lost": (snapshot.hasReport ? Int(stats.lost) : nil).orNull,
-            "fraction_lost": (snapshot.hasReport ? Self.rounded(Double(stats.fractionLost) / 256, places: 4) : nil).orNull,
-            "jitter_ms": Self.milliseconds(snapshot.hasReport ? stats.jitterSeconds : nil),
-            "round_trip_time_ms": Self.milliseconds(stats.roundTripTime),
-            "nacks_received": Int(clamping: stats.nacks),
-            "retransmissions": Int(clamping: stats.retransmissions),
-            "plis_received": Int(clamping: stats.plisReceived),
-            "firs_received": Int(clamping: stats.firsReceived),
-        ]
+        return SubscribedJSON(
+            trackSID: track.track.rawValue,
+            publisherSID: track.publisher?.rawValue,
+            name: publication?.name,
+            kind: snapshot.kind.rawValue,
+            ssrc: Int(snapshot.ssrc.rawValue),
+            packetsSent: Int(clamping: stats.packets),
+            bytesSent: Int(clamping: stats.bytes),
+            bitrateBps: snapshot.rate.map { Int($0.bitsPerSecond.rounded()) },
+            packetsLost: snapshot.hasReport ? Int(stats.lost) : nil,
+            fractionLost: snapshot.hasReport ? Self.rounded(Double(stats.fractionLost) / 256, places: 4) : nil,
+            jitterMs: Self.milliseconds(snapshot.hasReport ? stats.jitterSeconds : nil),
+            roundTripTimeMs: Self.milliseconds(stats.roundTripTime),
+            nacksReceived: Int(clamping: stats.nacks),
+            retransmissions: Int(clamping: stats.retransmissions),
+            plisReceived: Int(clamping: stats.plisReceived),
+            firsReceived: Int(clamping: stats.firsReceived))
     }
 
+
     /// Seconds as milliseconds with 0.01 ms precision, or null.
-    private static func milliseconds(_ seconds: Double?) -> Any {
-        seconds.map { rounded($0 * 1000, places: 2) }.orNull
+    private static func milliseconds(_ seconds: Double?) -> Double? {
+        seconds.map { rounded($0 * 1000, places: 2) }
     }
 
     /// JSON numbers without binary noise (0.1 + 0.2 prints as 0.30000000000000004).

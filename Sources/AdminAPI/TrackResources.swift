@@ -35,18 +35,29 @@ struct PublishedTrackResource: Sendable, Equatable {
         dateUpdated = track.dateUpdated
     }
 
-    func json(_ links: ResourceLinks) -> [String: Any] {
-        [
-            "sid": sid,
-            "participant_sid": participantSID,
-            "room_sid": roomSID,
-            "name": name,
-            "kind": kind,
-            "enabled": enabled,
-            "date_created": TwilioDate.string(dateCreated),
-            "date_updated": TwilioDate.string(dateUpdated),
-            "url": links.participant(room: roomSID, participantSID) + "/PublishedTracks/\(sid)",
-        ]
+    /// The JSON object.
+    struct JSON: Encodable {
+        var sid: String
+        var participantSID: String
+        var roomSID: String
+        var name: String
+        var kind: String
+        var enabled: Bool
+        var dateCreated: Date
+        var dateUpdated: Date
+        var url: String
+
+        enum CodingKeys: String, CodingKey {
+            case sid, participantSID = "participant_sid", roomSID = "room_sid", name, kind, enabled
+            case dateCreated = "date_created", dateUpdated = "date_updated", url
+        }
+    }
+
+    func json(_ links: ResourceLinks) -> JSON {
+        JSON(
+            sid: sid, participantSID: participantSID, roomSID: roomSID, name: name, kind: kind, enabled: enabled,
+            dateCreated: dateCreated, dateUpdated: dateUpdated,
+            url: links.participant(room: roomSID, participantSID) + "/PublishedTracks/\(sid)")
     }
 }
 
@@ -55,20 +66,32 @@ struct PublishedTrackResource: Sendable, Equatable {
 struct SubscribedTrackResource: Sendable, Equatable {
     var track: SubscribedTrackRecord
 
-    func json(_ links: ResourceLinks) -> [String: Any] {
+    /// The JSON object.
+    struct JSON: Encodable {
+        var sid: String
+        var participantSID: String
+        var publisherSID: String
+        var roomSID: String
+        var name: String
+        var kind: String
+        var enabled: Bool
+        var dateCreated: Date
+        var dateUpdated: Date
+        var url: String
+
+        enum CodingKeys: String, CodingKey {
+            case sid, participantSID = "participant_sid", publisherSID = "publisher_sid", roomSID = "room_sid"
+            case name, kind, enabled, dateCreated = "date_created", dateUpdated = "date_updated", url
+        }
+    }
+
+    func json(_ links: ResourceLinks) -> JSON {
         let participant = track.participantSID.rawValue
-        return [
-            "sid": track.sid.rawValue,
-            "participant_sid": participant,
-            "publisher_sid": track.publisherSID.rawValue,
-            "room_sid": track.roomSID.rawValue,
-            "name": track.name,
-            "kind": track.kind.rawValue,
-            "enabled": track.enabled,
-            "date_created": TwilioDate.string(track.dateCreated),
-            "date_updated": TwilioDate.string(track.dateUpdated),
-            "url": links.participant(room: track.roomSID.rawValue, participant) + "/SubscribedTracks/\(track.sid.rawValue)",
-        ]
+        return JSON(
+            sid: track.sid.rawValue, participantSID: participant, publisherSID: track.publisherSID.rawValue,
+            roomSID: track.roomSID.rawValue, name: track.name, kind: track.kind.rawValue, enabled: track.enabled,
+            dateCreated: track.dateCreated, dateUpdated: track.dateUpdated,
+            url: links.participant(room: track.roomSID.rawValue, participant) + "/SubscribedTracks/\(track.sid.rawValue)")
     }
 }
 
@@ -97,22 +120,73 @@ struct SubscribeRulesResource: Sendable {
         self.roomSID = roomSID
     }
 
-    func json() -> [String: Any] {
-        [
-            "participant_sid": participantSID,
-            "room_sid": roomSID,
-            "rules": rules.map { $0.map(Self.json) }.orNull,
-            "date_created": TwilioDate.string(dateCreated),
-            "date_updated": TwilioDate.string(dateUpdated),
-        ]
+    /// The JSON object.
+    struct JSON: Encodable {
+        var participantSID: String
+        var roomSID: String
+        @JSONNullable var rules: [Rule]?
+        @JSONNullable var dateCreated: Date?
+        @JSONNullable var dateUpdated: Date?
+
+        enum CodingKeys: String, CodingKey {
+            case participantSID = "participant_sid", roomSID = "room_sid", rules
+            case dateCreated = "date_created", dateUpdated = "date_updated"
+        }
     }
 
-    static func json(_ rule: SubscribeRule) -> [String: Any] {
-        var object: [String: Any] = ["type": rule.type.rawValue]
-        if rule.all { object["all"] = true }
-        if let kind = rule.kind { object["kind"] = kind.rawValue }
-        if let publisher = rule.publisher { object["publisher"] = publisher }
-        if let track = rule.track { object["track"] = track }
-        return object
+    /// One rule: absent criteria are left out (synthesized `Encodable`
+    /// skips nil optionals), `all` is written only when true.
+    struct Rule: Encodable, Sendable {
+        var type: String
+        var all: Bool?
+        var kind: String?
+        var publisher: String?
+        var track: String?
+
+        init(_ rule: SubscribeRule) {
+            type = rule.type.rawValue
+            all = rule.all ? true : nil
+            kind = rule.kind?.rawValue
+            publisher = rule.publisher
+            track = rule.track
+        }
+    }
+
+    func json() -> JSON {
+        JSON(
+            participantSID: participantSID, roomSID: roomSID, rules: rules.map { $0.map(Rule.init) },
+            dateCreated: dateCreated, dateUpdated: dateUpdated)
+    }
+}
+
+/// A server message as `POST …/Messages` answers it (Vroom's own resource,
+/// in the REST style: PROTOCOL.md section 6).
+struct MessageResource: Encodable {
+    var sid: String
+    var accountSID: String
+    var roomSID: String
+    var participantSID: String
+    var content: String
+    var contentType: String
+    var sequenceNumber: Int
+    var dateCreated: Date
+
+    enum CodingKeys: String, CodingKey {
+        case sid, accountSID = "account_sid", roomSID = "room_sid", participantSID = "participant_sid", content
+        case contentType = "content_type", sequenceNumber = "sequence_number", dateCreated = "date_created"
+    }
+}
+
+/// A message subscription as `POST …/MessageSubscriptions` answers it.
+struct MessageSubscriptionResource: Encodable {
+    var accountSID: String
+    var roomSID: String
+    var participantSID: String
+    var callback: String
+    var dateCreated: Date
+
+    enum CodingKeys: String, CodingKey {
+        case accountSID = "account_sid", roomSID = "room_sid", participantSID = "participant_sid", callback
+        case dateCreated = "date_created"
     }
 }

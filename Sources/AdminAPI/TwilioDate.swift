@@ -8,8 +8,6 @@ enum TwilioDate {
         return whole.formatted(Date.ISO8601FormatStyle())
     }
 
-    static func string(_ date: Date?) -> Any { date.map { string($0) }.orNull }
-
     /// A filter value: `YYYY-MM-DDTHH:MM:SSZ` (fractions and offsets allowed)
     /// or a bare `YYYY-MM-DD` (midnight UTC), as Twilio's `DateCreatedAfter` takes.
     static func parse(_ text: String) -> Date? {

@@ -1,20 +1,24 @@
 import AdminAPI
+import Configuration
 import Foundation
+import Logging
 import Rooms
 import Signaling
 
 /// Everything `vroom-server` needs to start, in the shape of the config file
-/// (`--config vroom.json`, see deploy/vroom.json). Precedence, lowest first:
-/// built-in defaults, the config file, environment variables, flags.
-struct ServerConfiguration: Codable, Equatable {
-    struct HTTP: Codable, Equatable {
+/// (`--config vroom.json`, see deploy/vroom.json). Each value is read from
+/// layered sources (`ConfigurationSources`): flags, then `VROOM_*`
+/// environment variables, then the file, then the defaults written here.
+/// Encodable so that `check-config` can print what it resolved.
+struct ServerConfiguration: Encodable, Equatable {
+    struct HTTP: Encodable, Equatable {
         var port: UInt16 = 7880
         var address: String = "0.0.0.0"
         /// `GET /metrics` wants the API key and secret (HTTP Basic); off by default.
         var metricsAuth = false
     }
 
-    struct RTC: Codable, Equatable {
+    struct RTC: Encodable, Equatable {
         /// Worker k listens on `port + k`; 0 lets the kernel choose.
         var port: UInt16 = 7882
         var workers: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -26,11 +30,14 @@ struct ServerConfiguration: Codable, Equatable {
     }
 
     /// Room rules and timers (PROTOCOL.md sections 1 and 6).
-    struct Rooms: Codable, Equatable {
+    struct Rooms: Encodable, Equatable {
         var autoCreate = true
         var maxParticipantsPerNode: Int?
         /// The largest `MaxParticipants` a REST create may ask for.
         var maxParticipantsLimit = 50
+        /// `MaxParticipants` of a room created by a join, or by a REST create
+        /// that names none (50, Twilio's group-room default).
+        var defaultMaxParticipants = 50
         var reconnectWindowSeconds: Double = 30
         /// Defaults of rooms created by a join (REST sets its own, in minutes).
         var emptyRoomTimeoutSeconds: Double = 300
@@ -39,7 +46,7 @@ struct ServerConfiguration: Codable, Equatable {
     }
 
     /// Signaling session timers (PROTOCOL.md 3.6).
-    struct Signaling: Codable, Equatable {
+    struct Signaling: Encodable, Equatable {
         var silenceTimeoutSeconds: Double = 15
         var pingIntervalSeconds: Double = 5
         var offerResendSeconds: Double = 10
@@ -48,9 +55,19 @@ struct ServerConfiguration: Codable, Equatable {
     /// Status-callback delivery (PROTOCOL.md section 6): a failed attempt is
     /// retried after `retryBaseSeconds`, doubling up to `retryMaxSeconds`.
     /// Tests shorten both so a receiver that was down is caught up quickly.
-    struct Webhooks: Codable, Equatable {
+    struct Webhooks: Encodable, Equatable {
         var retryBaseSeconds: Double = 1
         var retryMaxSeconds: Double = 60
+    }
+
+    /// What SIGTERM does (PROTOCOL.md section 6, `/readyz`).
+    struct Shutdown: Encodable, Equatable {
+        /// After SIGTERM the node reads `draining` on `/readyz` and keeps
+        /// serving its rooms until the last participant leaves or this many
+        /// seconds pass, then stops. 0 (the default) stops at once, as a
+        /// test harness wants; a load balancer wants a few seconds (Docker
+        /// waits 10 s before SIGKILL, Kubernetes 30 s).
+        var drainTimeoutSeconds: Double = 0
     }
 
     var http = HTTP()
@@ -58,12 +75,13 @@ struct ServerConfiguration: Codable, Equatable {
     var rooms = Rooms()
     var signaling = Signaling()
     var webhooks = Webhooks()
+    var shutdown = Shutdown()
     /// The SQLite history file (rooms and participants, kept across restarts).
     var db = "./vroom.sqlite"
     var apiKey: String?
     var apiSecret: String?
     var dev = false
-    var logLevel = "info"
+    var logLevel: Logger.Level = .info
     /// Base of the REST API's absolute URLs (`url`, `links`, page URLs), e.g.
     /// `https://video.example.com`; nil: the address each request came to.
     var publicURL: String?
@@ -71,93 +89,109 @@ struct ServerConfiguration: Codable, Equatable {
     var accountSID: String?
 
     init() {}
-
-    // Every key is optional in the file: absent keys keep their defaults.
-    init(from decoder: any Decoder) throws {
-        let defaults = ServerConfiguration()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        http = try c.decodeIfPresent(HTTP.self, forKey: .http) ?? defaults.http
-        rtc = try c.decodeIfPresent(RTC.self, forKey: .rtc) ?? defaults.rtc
-        rooms = try c.decodeIfPresent(Rooms.self, forKey: .rooms) ?? defaults.rooms
-        signaling = try c.decodeIfPresent(Signaling.self, forKey: .signaling) ?? defaults.signaling
-        webhooks = try c.decodeIfPresent(Webhooks.self, forKey: .webhooks) ?? defaults.webhooks
-        db = try c.decodeIfPresent(String.self, forKey: .db) ?? defaults.db
-        apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey)
-        apiSecret = try c.decodeIfPresent(String.self, forKey: .apiSecret)
-        dev = try c.decodeIfPresent(Bool.self, forKey: .dev) ?? false
-        logLevel = try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel
-        publicURL = try c.decodeIfPresent(String.self, forKey: .publicURL)
-        accountSID = try c.decodeIfPresent(String.self, forKey: .accountSID)
-    }
-
-    static func load(path: String) throws -> ServerConfiguration {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return try JSONDecoder().decode(ServerConfiguration.self, from: data)
-    }
-}
-
-extension ServerConfiguration.HTTP {
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        port = try c.decodeIfPresent(UInt16.self, forKey: .port) ?? 7880
-        address = try c.decodeIfPresent(String.self, forKey: .address) ?? "0.0.0.0"
-        metricsAuth = try c.decodeIfPresent(Bool.self, forKey: .metricsAuth) ?? false
-    }
-}
-
-extension ServerConfiguration.RTC {
-    init(from decoder: any Decoder) throws {
-        let defaults = Self()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        port = try c.decodeIfPresent(UInt16.self, forKey: .port) ?? defaults.port
-        workers = try c.decodeIfPresent(Int.self, forKey: .workers) ?? defaults.workers
-        address = try c.decodeIfPresent(String.self, forKey: .address) ?? defaults.address
-        announceIPs = try c.decodeIfPresent([String].self, forKey: .announceIPs) ?? defaults.announceIPs
-        consentTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .consentTimeoutSeconds) ?? defaults.consentTimeoutSeconds
-        guard consentTimeoutSeconds > 0 else {
-            throw DecodingError.dataCorruptedError(forKey: .consentTimeoutSeconds, in: c, debugDescription: "must be positive")
-        }
-    }
-}
-
-extension ServerConfiguration.Rooms {
-    init(from decoder: any Decoder) throws {
-        let d = Self()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        autoCreate = try c.decodeIfPresent(Bool.self, forKey: .autoCreate) ?? d.autoCreate
-        maxParticipantsPerNode = try c.decodeIfPresent(Int.self, forKey: .maxParticipantsPerNode)
-        maxParticipantsLimit = try c.decodeIfPresent(Int.self, forKey: .maxParticipantsLimit) ?? d.maxParticipantsLimit
-        reconnectWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .reconnectWindowSeconds) ?? d.reconnectWindowSeconds
-        emptyRoomTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .emptyRoomTimeoutSeconds) ?? d.emptyRoomTimeoutSeconds
-        unusedRoomTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .unusedRoomTimeoutSeconds) ?? d.unusedRoomTimeoutSeconds
-        messageRateWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .messageRateWindowSeconds) ?? d.messageRateWindowSeconds
-    }
-}
-
-extension ServerConfiguration.Signaling {
-    init(from decoder: any Decoder) throws {
-        let d = Self()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        silenceTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .silenceTimeoutSeconds) ?? d.silenceTimeoutSeconds
-        pingIntervalSeconds = try c.decodeIfPresent(Double.self, forKey: .pingIntervalSeconds) ?? d.pingIntervalSeconds
-        offerResendSeconds = try c.decodeIfPresent(Double.self, forKey: .offerResendSeconds) ?? d.offerResendSeconds
-    }
-}
-
-extension ServerConfiguration.Webhooks {
-    init(from decoder: any Decoder) throws {
-        let d = Self()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        retryBaseSeconds = try c.decodeIfPresent(Double.self, forKey: .retryBaseSeconds) ?? d.retryBaseSeconds
-        retryMaxSeconds = try c.decodeIfPresent(Double.self, forKey: .retryMaxSeconds) ?? d.retryMaxSeconds
-        guard retryBaseSeconds > 0, retryMaxSeconds >= retryBaseSeconds else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .retryMaxSeconds, in: c, debugDescription: "need 0 < retryBaseSeconds <= retryMaxSeconds")
-        }
-    }
 }
 
 extension ServerConfiguration {
+    /// Reads every key through `reader` (absent keys keep their defaults),
+    /// then applies `--dev` and checks the values. A value of the wrong type
+    /// in any source is an error naming the key, never a silent default.
+    init(reading reader: ConfigReader, errors: ConfigurationErrors) throws {
+        self.init()
+        let d = ServerConfiguration()
+        func port(_ key: ConfigKey, _ fallback: UInt16) throws -> UInt16 {
+            let value = reader.int(forKey: key, default: Int(fallback))
+            guard let port = UInt16(exactly: value) else {
+                throw ConfigurationError("\(key) must be a port number (0-65535), not \(value)")
+            }
+            return port
+        }
+        http.port = try port("http.port", d.http.port)
+        http.address = reader.string(forKey: "http.address", default: d.http.address)
+        http.metricsAuth = reader.bool(forKey: "http.metricsAuth", default: d.http.metricsAuth)
+
+        rtc.port = try port("rtc.port", d.rtc.port)
+        rtc.workers = reader.int(forKey: "rtc.workers", default: d.rtc.workers)
+        rtc.address = reader.string(forKey: "rtc.address", default: d.rtc.address)
+        rtc.announceIPs = reader.stringArray(forKey: "rtc.announceIPs", default: d.rtc.announceIPs)
+        rtc.consentTimeoutSeconds = reader.double(forKey: "rtc.consentTimeoutSeconds", default: d.rtc.consentTimeoutSeconds)
+
+        rooms.autoCreate = reader.bool(forKey: "rooms.autoCreate", default: d.rooms.autoCreate)
+        rooms.maxParticipantsPerNode = reader.int(forKey: "rooms.maxParticipantsPerNode")
+        rooms.maxParticipantsLimit = reader.int(forKey: "rooms.maxParticipantsLimit", default: d.rooms.maxParticipantsLimit)
+        rooms.defaultMaxParticipants = reader.int(
+            forKey: "rooms.defaultMaxParticipants", default: min(d.rooms.defaultMaxParticipants, rooms.maxParticipantsLimit))
+        rooms.reconnectWindowSeconds = reader.double(forKey: "rooms.reconnectWindowSeconds", default: d.rooms.reconnectWindowSeconds)
+        rooms.emptyRoomTimeoutSeconds = reader.double(forKey: "rooms.emptyRoomTimeoutSeconds", default: d.rooms.emptyRoomTimeoutSeconds)
+        rooms.unusedRoomTimeoutSeconds = reader.double(
+            forKey: "rooms.unusedRoomTimeoutSeconds", default: d.rooms.unusedRoomTimeoutSeconds)
+        rooms.messageRateWindowSeconds = reader.double(
+            forKey: "rooms.messageRateWindowSeconds", default: d.rooms.messageRateWindowSeconds)
+
+        signaling.silenceTimeoutSeconds = reader.double(
+            forKey: "signaling.silenceTimeoutSeconds", default: d.signaling.silenceTimeoutSeconds)
+        signaling.pingIntervalSeconds = reader.double(forKey: "signaling.pingIntervalSeconds", default: d.signaling.pingIntervalSeconds)
+        signaling.offerResendSeconds = reader.double(forKey: "signaling.offerResendSeconds", default: d.signaling.offerResendSeconds)
+
+        webhooks.retryBaseSeconds = reader.double(forKey: "webhooks.retryBaseSeconds", default: d.webhooks.retryBaseSeconds)
+        // A base given alone lifts the max to it rather than failing the check below.
+        webhooks.retryMaxSeconds = reader.double(
+            forKey: "webhooks.retryMaxSeconds", default: max(d.webhooks.retryMaxSeconds, webhooks.retryBaseSeconds))
+
+        shutdown.drainTimeoutSeconds = reader.double(forKey: "shutdown.drainTimeoutSeconds", default: d.shutdown.drainTimeoutSeconds)
+
+        db = reader.string(forKey: "db", default: d.db)
+        apiKey = reader.string(forKey: "apiKey")
+        apiSecret = reader.string(forKey: "apiSecret", isSecret: true)
+        dev = reader.bool(forKey: "dev", default: d.dev)
+        let level = reader.string(forKey: "logLevel", default: d.logLevel.rawValue)
+        publicURL = reader.string(forKey: "publicURL")
+        accountSID = reader.string(forKey: "accountSID")
+
+        // Type errors first: a key that failed to convert read as its default above.
+        try errors.check()
+        guard let parsedLevel = Logger.Level(rawValue: level) else {
+            let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ConfigurationError("logLevel (--log-level, VROOM_LOG_LEVEL) must be one of \(levels), not '\(level)'")
+        }
+        logLevel = parsedLevel
+        if dev {
+            http.address = "127.0.0.1"
+            rtc.address = "127.0.0.1"
+            if rtc.announceIPs.isEmpty { rtc.announceIPs = ["127.0.0.1"] }
+            if apiKey == nil { apiKey = "devkey" }
+            if apiSecret == nil { apiSecret = "devsecret" }
+        }
+        try validate()
+    }
+
+    /// The checks no single key's type expresses.
+    func validate() throws {
+        guard rtc.consentTimeoutSeconds > 0 else {
+            throw ConfigurationError("rtc.consentTimeoutSeconds (--consent-timeout) must be positive")
+        }
+        guard webhooks.retryBaseSeconds > 0, webhooks.retryMaxSeconds >= webhooks.retryBaseSeconds else {
+            throw ConfigurationError("--webhook-retry-base must be positive and at most --webhook-retry-max")
+        }
+        guard rtc.workers >= 1 else { throw ConfigurationError("--rtc-workers must be at least 1") }
+        guard rooms.maxParticipantsLimit >= 1 else {
+            throw ConfigurationError("rooms.maxParticipantsLimit (--max-participants-limit) must be at least 1")
+        }
+        guard (1...rooms.maxParticipantsLimit).contains(rooms.defaultMaxParticipants) else {
+            throw ConfigurationError(
+                "rooms.defaultMaxParticipants (--default-max-participants) must be in 1...\(rooms.maxParticipantsLimit) (rooms.maxParticipantsLimit)")
+        }
+        guard shutdown.drainTimeoutSeconds >= 0 else {
+            throw ConfigurationError("shutdown.drainTimeoutSeconds (--drain-timeout) must not be negative")
+        }
+        if let sid = accountSID, sid.count != 34 || !sid.hasPrefix("AC") || !sid.dropFirst(2).allSatisfy(\.isHexDigit) {
+            throw ConfigurationError("--account-sid must be AC followed by 32 hex digits")
+        }
+        guard apiKey != nil, apiSecret != nil else {
+            throw ConfigurationError(
+                "an API key and secret are required (--api-key/--api-secret, VROOM_API_KEY/VROOM_API_SECRET), or use --dev")
+        }
+    }
+
     /// The outbox's settings: the configured retry delays, the rest its defaults.
     func webhookOutbox(apiSecret: String) -> WebhookOutbox.Configuration {
         WebhookOutbox.Configuration(
@@ -170,6 +204,7 @@ extension ServerConfiguration {
         c.autoCreateRooms = rooms.autoCreate
         c.maxParticipantsPerNode = rooms.maxParticipantsPerNode
         c.maxParticipantsLimit = rooms.maxParticipantsLimit
+        c.defaultMaxParticipants = rooms.defaultMaxParticipants
         c.reconnectWindow = rooms.reconnectWindowSeconds
         c.emptyRoomTimeout = rooms.emptyRoomTimeoutSeconds
         c.unusedRoomTimeout = rooms.unusedRoomTimeoutSeconds

@@ -9,6 +9,7 @@ import MediaIO
 import Node
 import Persistence
 import Rooms
+import ServiceLifecycle
 import Signaling
 
 // Async at the root: `serve` runs the HTTP server and `token` signs with
@@ -23,142 +24,16 @@ struct VroomServerCommand: AsyncParsableCommand {
     )
 }
 
-/// The settings every subcommand that starts or checks a server shares.
-struct ServerOptions: ParsableArguments {
-    @Flag(help: "Development mode: loopback only, API key devkey / devsecret.")
-    var dev = false
-
-    @Option(help: "JSON config file (see deploy/vroom.json).")
-    var config: String?
-
-    @Option(help: "TCP port for HTTP: REST, signaling, demo page, /healthz, /metrics.")
-    var httpPort: UInt16?
-
-    @Flag(help: "Require the API key and secret (HTTP Basic) for GET /metrics.")
-    var metricsAuth = false
-
-    @Option(help: "UDP port of media worker 0 (worker k uses port+k); 0 picks free ports.")
-    var rtcPort: UInt16?
-
-    @Option(help: "Number of media workers (threads and UDP ports).")
-    var rtcWorkers: Int?
-
-    @Option(help: "Address to put in ICE candidates (repeatable).")
-    var announceIP: [String] = []
-
-    @Option(help: "API key (also VROOM_API_KEY).")
-    var apiKey: String?
-
-    @Option(help: "API secret (also VROOM_API_SECRET).")
-    var apiSecret: String?
-
-    @Option(help: "SQLite file for room and participant history.")
-    var db: String?
-
-    @Flag(inversion: .prefixedNo, help: "Create a room when a join names an unknown one (default on).")
-    var autoCreate: Bool?
-
-    @Option(help: "Participants this node takes before answering 53006.")
-    var maxParticipantsPerNode: Int?
-
-    @Option(help: "Seconds a dropped participant may resume (PROTOCOL.md 3.6).")
-    var reconnectWindow: Double?
-
-    @Option(help: "Seconds without a client frame before 53002.")
-    var silenceTimeout: Double?
-
-    @Option(help: "Seconds after the last valid ICE check before media stops and the participant gets 53405 (RFC 7675).")
-    var consentTimeout: Double?
-
-    @Option(help: "Seconds an ad-hoc room stays open once empty.")
-    var emptyRoomTimeout: Double?
-
-    @Option(help: "Seconds an ad-hoc room waits for its first participant.")
-    var unusedRoomTimeout: Double?
-
-    @Option(help: "Seconds before an unanswered subscriber offer is sent again.")
-    var offerResend: Double?
-
-    @Option(help: "Seconds of the message rate window (10 messages per window).")
-    var messageRateWindow: Double?
-
-    @Option(help: "Seconds before a failed status callback is retried (doubles after each failure).")
-    var webhookRetryBase: Double?
-
-    @Option(help: "Longest wait in seconds between two attempts of a status callback.")
-    var webhookRetryMax: Double?
-
-    @Option(help: "Base URL of the REST API's absolute links, e.g. https://video.example.com (default: the request's Host).")
-    var publicURL: String?
-
-    @Option(help: "account_sid shown in REST resources (AC + 32 hex; default: derived from the API key).")
-    var accountSID: String?
-
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String?
-
-    func resolvedConfiguration() throws -> ServerConfiguration {
-        var c = try config.map(ServerConfiguration.load(path:)) ?? ServerConfiguration()
-        let env = ProcessInfo.processInfo.environment
-        if let key = env["VROOM_API_KEY"] { c.apiKey = key }
-        if let secret = env["VROOM_API_SECRET"] { c.apiSecret = secret }
-        if dev { c.dev = true }
-        if let httpPort { c.http.port = httpPort }
-        if metricsAuth { c.http.metricsAuth = true }
-        if let rtcPort { c.rtc.port = rtcPort }
-        if let rtcWorkers { c.rtc.workers = rtcWorkers }
-        if !announceIP.isEmpty { c.rtc.announceIPs = announceIP }
-        if let apiKey { c.apiKey = apiKey }
-        if let apiSecret { c.apiSecret = apiSecret }
-        if let logLevel { c.logLevel = logLevel }
-        if let publicURL { c.publicURL = publicURL }
-        if let accountSID { c.accountSID = accountSID }
-        if let db { c.db = db }
-        if let autoCreate { c.rooms.autoCreate = autoCreate }
-        if let maxParticipantsPerNode { c.rooms.maxParticipantsPerNode = maxParticipantsPerNode }
-        if let reconnectWindow { c.rooms.reconnectWindowSeconds = reconnectWindow }
-        if let silenceTimeout { c.signaling.silenceTimeoutSeconds = silenceTimeout }
-        if let consentTimeout { c.rtc.consentTimeoutSeconds = consentTimeout }
-        if let offerResend { c.signaling.offerResendSeconds = offerResend }
-        if let emptyRoomTimeout { c.rooms.emptyRoomTimeoutSeconds = emptyRoomTimeout }
-        if let unusedRoomTimeout { c.rooms.unusedRoomTimeoutSeconds = unusedRoomTimeout }
-        if let messageRateWindow { c.rooms.messageRateWindowSeconds = messageRateWindow }
-        if let webhookRetryBase {
-            c.webhooks.retryBaseSeconds = webhookRetryBase
-            c.webhooks.retryMaxSeconds = max(c.webhooks.retryMaxSeconds, webhookRetryBase)
-        }
-        if let webhookRetryMax { c.webhooks.retryMaxSeconds = webhookRetryMax }
-        if c.dev {
-            c.http.address = "127.0.0.1"
-            c.rtc.address = "127.0.0.1"
-            if c.rtc.announceIPs.isEmpty { c.rtc.announceIPs = ["127.0.0.1"] }
-            if c.apiKey == nil { c.apiKey = "devkey" }
-            if c.apiSecret == nil { c.apiSecret = "devsecret" }
-        }
-        guard c.webhooks.retryBaseSeconds > 0, c.webhooks.retryMaxSeconds >= c.webhooks.retryBaseSeconds else {
-            throw ValidationError("--webhook-retry-base must be positive and at most --webhook-retry-max")
-        }
-        guard c.rtc.workers >= 1 else { throw ValidationError("--rtc-workers must be at least 1") }
-        if let sid = c.accountSID, sid.count != 34 || !sid.hasPrefix("AC") || !sid.dropFirst(2).allSatisfy(\.isHexDigit) {
-            throw ValidationError("--account-sid must be AC followed by 32 hex digits")
-        }
-        guard c.apiKey != nil, c.apiSecret != nil else {
-            throw ValidationError("an API key and secret are required (--api-key/--api-secret, VROOM_API_KEY/VROOM_API_SECRET), or use --dev")
-        }
-        return c
-    }
-}
-
 /// Loads and validates the configuration as `serve` would, prints it (secret
 /// masked) and exits: for deploy scripts and the sample config's test.
-struct CheckConfig: ParsableCommand {
+struct CheckConfig: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config", abstract: "Validate the configuration and print it.")
 
     @OptionGroup var options: ServerOptions
 
-    func run() throws {
-        var c = try options.resolvedConfiguration()
+    func run() async throws {
+        var c = try await options.resolvedConfiguration()
         c.apiSecret = c.apiSecret.map { _ in "********" }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -189,7 +64,7 @@ struct Token: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try options.resolvedConfiguration()
+        let configuration = try await options.resolvedConfiguration()
         // resolvedConfiguration() guarantees both; the guard keeps this total.
         guard let apiKey = configuration.apiKey, let apiSecret = configuration.apiSecret else {
             throw ValidationError("an API key and secret are required")
@@ -205,9 +80,9 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        let configuration = try options.resolvedConfiguration()
+        let configuration = try await options.resolvedConfiguration()
         unblockTerminationSignals()
-        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -264,15 +139,18 @@ struct Serve: AsyncParsableCommand {
             node: node, verifier: AccessTokenVerifier(keys: [apiKey: apiSecret]),
             settings: configuration.signalingSettings, metrics: metrics.signaling)
 
+        let drain = NodeDrain(
+            timeout: .milliseconds(Int64(configuration.shutdown.drainTimeoutSeconds * 1000)),
+            logger: Logger(label: "vroom.drain"), participants: { await host.read { $0.participantCount } })
         let router = Router(context: SignalingRequestContext.self)
-        // 503 at the node's participant limit, where a join would get 53006.
+        // Not ready while draining, nor at the node's participant limit, where a join would get 53006.
         let nodeLimit = configuration.rooms.maxParticipantsPerNode
-        router.addHealthRoute {
+        router.addHealthRoutes(rtcPorts: rtcPorts) {
+            if drain.isDraining { return .draining }
             let participants = await host.read { $0.participantCount }
-            let full = nodeLimit.map { participants >= $0 } ?? false
-            return HealthStatus(status: full ? .atCapacity : .ok, rtcPorts: rtcPorts)
+            return nodeLimit.map { participants >= $0 } ?? false ? .full : .ok
         }
-        router.addDemoPageRoute()
+        router.addDemoPageRoutes(try DemoPage())
         router.addMetricsRoute(
             metrics, access: configuration.http.metricsAuth ? .basic(apiKey: apiKey, apiSecret: apiSecret) : .open
         ) {
@@ -297,7 +175,11 @@ struct Serve: AsyncParsableCommand {
             logger: Logger(label: "vroom.http"))
         let recording = Task { await recorder.run() }
         // SIGTERM (systemd, docker stop) and SIGINT shut down gracefully, status 0.
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        // The group stops its services last to first: the drain first (the
+        // node reads `draining` while its rooms finish), then the HTTP server.
+        let services = ServiceGroup(
+            configuration: .init(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await services.run()
         recorder.finish()
         await recording.value
         mediaEventInput.finish()

@@ -110,7 +110,7 @@ struct AdminFixture {
             host: host, history: history,
             configuration: AdminConfiguration(apiKey: Self.key, apiSecret: Self.secret, publicURL: publicURL))
         routes.register(on: router)
-        router.addHealthRoute { HealthStatus(status: .ok, rtcPorts: []) }
+        router.addHealthRoutes(rtcPorts: []) { .ok }
         router.get("/v1/signal") { _, _ in "signal" }
     }
 

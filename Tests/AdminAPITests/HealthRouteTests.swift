@@ -5,31 +5,43 @@ import HummingbirdTesting
 import Testing
 import Node
 
+/// `/healthz` is liveness, `/readyz` readiness (PROTOCOL.md section 6).
 @Suite struct HealthRouteTests {
-    func app(_ status: HealthStatus) -> some ApplicationProtocol {
+    func app(_ state: Readiness.State) -> some ApplicationProtocol {
         let router = Router()
-        router.addHealthRoute { status }
+        router.addHealthRoutes(rtcPorts: [7882, 7883]) { state }
         return Application(router: router)
     }
 
-    @Test func okIs200WithThePorts() async throws {
-        try await app(HealthStatus(status: .ok, rtcPorts: [7882, 7883])).test(.router) { client in
+    @Test(arguments: Readiness.State.allCases)
+    func healthzIs200WithThePortsInEveryState(state: Readiness.State) async throws {
+        try await app(state).test(.router) { client in
             try await client.execute(uri: "/healthz", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/json")
                 let health = try JSONDecoder().decode(HealthStatus.self, from: Data(buffer: response.body))
-                #expect(health == HealthStatus(status: .ok, rtcPorts: [7882, 7883]))
+                #expect(health == HealthStatus(rtcPorts: [7882, 7883]))
+                #expect(String(buffer: response.body) == #"{"rtcPorts":[7882,7883],"status":"ok"}"#)
             }
         }
     }
 
-    @Test(arguments: [HealthStatus.State.draining, .atCapacity])
-    func drainingOrFullIs503(state: HealthStatus.State) async throws {
-        try await app(HealthStatus(status: state, rtcPorts: [7882])).test(.router) { client in
-            try await client.execute(uri: "/healthz", method: .get) { response in
+    @Test func readyzIs200WhenTheNodeTakesParticipants() async throws {
+        try await app(.ok).test(.router) { client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                #expect(String(buffer: response.body) == #"{"status":"ok"}"#)
+            }
+        }
+    }
+
+    @Test(arguments: [Readiness.State.draining, .full])
+    func readyzIs503WhenDrainingOrFull(state: Readiness.State) async throws {
+        try await app(state).test(.router) { client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
                 #expect(response.status == .serviceUnavailable)
-                let health = try JSONDecoder().decode(HealthStatus.self, from: Data(buffer: response.body))
-                #expect(health.status == state)
+                #expect(String(buffer: response.body) == #"{"status":"\#(state.rawValue)"}"#)
             }
         }
     }

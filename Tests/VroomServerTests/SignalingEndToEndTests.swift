@@ -377,14 +377,17 @@ extension ServerProcessTests {
         await carol.close()
     }
 
-    @Test func aFullNodeAnswers53006AndItsHealthIs503() async throws {
+    /// Readiness, not liveness, reads the full node (PROTOCOL.md section 6).
+    @Test func aFullNodeAnswers53006AndItsReadinessIs503() async throws {
         let server = try Server(["--max-participants-per-node", "1"])
         defer { server.stop() }
         let first = try server.client("kim")
         _ = try await joined(first)
-        let health = URL(string: "http://127.0.0.1:\(server.port)/healthz")!
+        let health = URL(string: "http://127.0.0.1:\(server.port)/readyz")!
         let (_, response) = try await URLSession.shared.data(from: health)
         #expect((response as? HTTPURLResponse)?.statusCode == 503)
+        let (_, alive) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/healthz")!)
+        #expect((alive as? HTTPURLResponse)?.statusCode == 200)
 
         let second = try server.client("lee")
         second.send(["type": "join", "id": "1", "room": "other"])

@@ -3,8 +3,8 @@ with `websockets` (no chromedriver), as scripts/capture_sdp/capture.py does.
 
 `DemoPageBrowser` opens Vroom's demo page with a token and reads the page's
 `window.vroom` (its PeerConnections' getStats() summary, its errors). When
-the server does not serve the page at `GET /` yet, the page is taken from
-Sources/AdminAPI/DemoPage.swift and served from 127.0.0.1 here, with
+the server does not serve the page at `GET /`, the page's files are taken
+from Sources/AdminAPI/DemoPage/ and served from 127.0.0.1 here, with
 `?server=` pointing its signaling socket at the server.
 """
 
@@ -43,40 +43,60 @@ CHROMIUM_FLAGS = [
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
+# The page's files (the package resources in Sources/AdminAPI/DemoPage), by
+# the path vroom-server serves them at, with their content types.
+DEMO_PAGE_FILES = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/demo.js": ("demo.js", "text/javascript; charset=utf-8"),
+    "/demo.css": ("demo.css", "text/css; charset=utf-8"),
+}
+
+
 def demo_page_from_source():
-    """DemoPage.html as written in the Swift source (a raw string literal)."""
-    with open(os.path.join(REPOSITORY, "Sources", "AdminAPI", "DemoPage.swift")) as f:
-        source = f.read()
-    start = source.index('#"""\n') + len('#"""\n')
-    return source[start:source.index('"""#', start)]
+    """The demo page's files as the repository holds them: path -> (bytes, content type)."""
+    directory = os.path.join(REPOSITORY, "Sources", "AdminAPI", "DemoPage")
+    files = {}
+    for path, (name, content_type) in DEMO_PAGE_FILES.items():
+        with open(os.path.join(directory, name), "rb") as f:
+            files[path] = (f.read(), content_type)
+    return files
 
 
 class _PageHandler(http.server.BaseHTTPRequestHandler):
-    body = b""
+    files = {}
 
     def do_GET(self):
+        found = self.files.get(urllib.parse.urlsplit(self.path).path)
+        if found is None:
+            self.send_error(404)
+            return
+        body, content_type = found
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(self.body)))
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(self.body)
+        self.wfile.write(body)
 
     def log_message(self, *args):
         pass
 
 
-def serve_page(html):
-    """Serves `html` at http://127.0.0.1:<free port>/ (a secure context for
-    getUserMedia, as http://127.0.0.1 is)."""
-    handler = type("Handler", (_PageHandler,), {"body": html.encode()})
+def serve_page(files):
+    """Serves the page's `files` at http://127.0.0.1:<free port>/ (a secure
+    context for getUserMedia, as http://127.0.0.1 is)."""
+    handler = type("Handler", (_PageHandler,), {"files": files})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 def server_serves_demo_page(server_url):
+    """Whether vroom-server serves the page and its script."""
     try:
         with urllib.request.urlopen(server_url + "/", timeout=5) as response:
+            if response.status != 200 or 'src="demo.js"' not in response.read().decode():
+                return False
+        with urllib.request.urlopen(server_url + "/demo.js", timeout=5) as response:
             return response.status == 200 and "window.vroom" in response.read().decode()
     except Exception:
         return False
@@ -130,7 +150,7 @@ class DemoPageBrowser:
             self.served_by = "vroom-server GET /"
             base = self.server_url + "/"
         else:
-            self.served_by = "the test (vroom-server has no GET / yet; page from DemoPage.swift)"
+            self.served_by = "the test (vroom-server does not serve GET /; page from Sources/AdminAPI/DemoPage)"
             self.page_server, base = serve_page(demo_page_from_source())
             query["server"] = self.server_url.replace("http://", "ws://")
         return base + "?" + urllib.parse.urlencode(query)

@@ -8,7 +8,7 @@ validates against openapi.yaml also validates against Twilio's file. On top of
 Twilio's file, openapi.yaml requires every property Twilio lists (PROTOCOL.md:
 "carries every field it lists"), pins dates to `YYYY-MM-DDTHH:MM:SSZ`, adds
 `reconnecting` to the participant status, and describes the Vroom-only routes
-(Messages, MessageSubscriptions, /Stats, /healthz, /metrics).
+(Messages, MessageSubscriptions, /Stats, /healthz, /readyz, /metrics).
 
 Usage: gen_openapi.py TWILIO_JSON OUT_YAML
 rest-conformance.sh runs it into a temporary file and fails when the committed
@@ -360,8 +360,15 @@ def build(twilio):
             "type": "object",
             "required": ["status", "rtcPorts"],
             "properties": {
-                "status": {"type": "string", "enum": ["ok", "draining", "at-capacity"]},
+                "status": {"type": "string", "enum": ["ok"]},
                 "rtcPorts": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 65535}, "description": "The UDP ports of the media workers (useful with --rtc-port 0)."},
+            },
+        },
+        "Readiness": {
+            "type": "object",
+            "required": ["status"],
+            "properties": {
+                "status": {"type": "string", "enum": ["ok", "draining", "full"]},
             },
         },
     })
@@ -476,12 +483,23 @@ def build(twilio):
         "/healthz": {
             "get": {
                 "operationId": "GetHealth",
-                "summary": "200 when the node can take participants, 503 when draining or at capacity.",
+                "summary": "Liveness: 200 while the process serves, also when it is full or draining.",
                 "tags": ["Operations"],
                 "security": [{}],
                 "responses": {
-                    "200": json_response("The node takes participants.", "Health"),
-                    "503": json_response("The node is draining or at capacity.", "Health"),
+                    "200": json_response("The process serves.", "Health"),
+                },
+            },
+        },
+        "/readyz": {
+            "get": {
+                "operationId": "GetReadiness",
+                "summary": "Readiness: 200 when the node takes new participants, 503 when it is draining or full.",
+                "tags": ["Operations"],
+                "security": [{}],
+                "responses": {
+                    "200": json_response("The node takes new participants.", "Readiness"),
+                    "503": json_response("The node is draining (SIGTERM) or full (rooms.maxParticipantsPerNode).", "Readiness"),
                 },
             },
         },

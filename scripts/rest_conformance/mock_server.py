@@ -295,6 +295,8 @@ class Handler(BaseHTTPRequestHandler):
             segments = [unquote(s) for s in raw_path.strip("/").split("/")]
             if self.command == "GET" and raw_path == "/healthz":
                 return self.reply(200, {"status": "ok", "rtcPorts": [7882]})
+            if self.command == "GET" and raw_path == "/readyz":
+                return self.reply(200, {"status": "ok"})
             if self.command == "GET" and raw_path == "/metrics":
                 return self.reply(200, "vroom_rooms 0\n", "text/plain; version=0.0.4")
             body_params = self.params()  # read the body first: the connection is kept alive

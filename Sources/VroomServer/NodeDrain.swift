@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The node's draining state (PROTOCOL.md section 6, `/readyz`), entered when
+/// graceful shutdown begins (SIGTERM, SIGINT).
+///
+/// As a service it sits last in the `ServiceGroup`, so it is the first to
+/// hear of the shutdown: it marks the node draining, then holds the HTTP
+/// server open until the last participant has left or
+/// `shutdown.drainTimeoutSeconds` have passed. Only then does the group stop
+/// the HTTP server, so a load balancer polling `/readyz` sees `draining`
+/// while the rooms finish.
+final class NodeDrain: Service {
+    private let draining = Atomic<Bool>(false)
+    private let timeout: Duration
+    private let participants: @Sendable () async -> Int
+    private let logger: Logger
+
+    init(timeout: Duration, logger: Logger, participants: @escaping @Sendable () async -> Int) {
+        self.timeout = timeout
+        self.logger = logger
+        self.participants = participants
+    }
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    func run() async throws {
+        // Throws only when the group is cancelled: then there is nothing to drain.
+        do { try await gracefulShutdown() } catch { return }
+        draining.store(true, ordering: .relaxed)
+        let deadline = ContinuousClock.now + timeout
+        var remaining = await participants()
+        logger.notice("draining: \(remaining) participant(s), stopping within \(timeout)")
+        // 100 ms: a departure is noticed well within a load balancer's probe period (Kubernetes: 10 s).
+        while remaining > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(100))
+            if Task.isCancelled { return }
+            remaining = await participants()
+        }
+        if remaining > 0 { logger.notice("drain timeout: stopping with \(remaining) participant(s)") }
+    }
+}
