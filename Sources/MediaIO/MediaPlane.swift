@@ -115,10 +115,11 @@ public final class MediaPlane: Sendable {
     /// Applies an answer the room accepted: creates or updates the
     /// publisher connection on the room's worker and one receiver per
     /// published track (SIDs from the room), removing the tracks that are
-    /// gone.
+    /// gone. Throws 53401 when the server cannot set up its side (the
+    /// connection or a track's receiver); what could be set up stays.
     public func applyPublish(
         participant: ParticipantSID, room: RoomSID, _ pending: PendingPublish, tracks: [PublishedTrackAssignment]
-    ) async {
+    ) async throws(NegotiationError) {
         let (answer, local) = (pending.answer, pending.local)
         let plan = state.withLock { state -> PublishPlan in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
@@ -160,7 +161,7 @@ public final class MediaPlane: Sendable {
         // IDs, but a video-first offer has none on its first m-line).
         let audioLevelID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.audioLevel).first
         let logger = self.logger
-        await workers[plan.worker].perform { rooms in
+        let failures = await workers[plan.worker].perform { rooms -> [String] in
             let router = rooms.router(for: room)
             if plan.isNew {
                 do {
@@ -173,12 +174,14 @@ public final class MediaPlane: Sendable {
                         audioLevelExtensionID: audioLevelID)
                 } catch {
                     logger.error("\(participant.rawValue): publisher connection not created: \(error)")
-                    return
+                    rooms.removeConnection(plan.transport)
+                    return ["publisher connection not created: \(error)"]
                 }
             } else if plan.restart {
                 rooms.restartICE(plan.transport, local: local, remote: answer.remote)
             }
             for track in plan.removed { router.removeReceiver(track: track) }
+            var failures: [String] = []
             for receiver in plan.receivers {
                 do {
                     if receiver.isNew || router.receiverSSRCs(track: receiver.track) == nil {
@@ -193,10 +196,22 @@ public final class MediaPlane: Sendable {
                     }
                 } catch {
                     logger.error("\(participant.rawValue): track \(receiver.mid) not routed: \(error)")
+                    failures.append("mid '\(receiver.mid)' not routed: \(error)")
                 }
             }
             rooms.touch(room)
+            return failures
         }
+        if plan.isNew, failures.first?.hasPrefix("publisher connection") == true {
+            // Nothing exists on the worker: the next offer starts afresh.
+            state.withLock { state in
+                guard let publisher = state.participants[participant]?.publisher, publisher.transport == plan.transport
+                else { return }
+                for track in publisher.tracks.values { state.trackIDs[track.sid] = nil }
+                state.participants[participant]?.publisher = nil
+            }
+        }
+        if !failures.isEmpty { throw .serverLocalDescFailed(failures.joined(separator: "; ")) }
     }
 
     /// A track unpublished by `unpublish` (not by a renegotiation): its
@@ -233,8 +248,18 @@ public final class MediaPlane: Sendable {
                     rooms.touch(room)
                 }
             case .remoteAudioPaused(let room, let participant, let paused):
-                guard let transport = state.withLock({ $0.participants[participant]?.subscriber.transport }) else { continue }
+                // Recorded even without a subscriber connection: the one
+                // created later starts paused (applySubscriberAnswer).
+                let transport = state.withLock { state -> TransportID? in
+                    var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
+                    media.subscriber.remoteAudioPaused = paused
+                    state.participants[participant] = media
+                    return media.subscriber.transport
+                }
+                guard let transport else { continue }
                 workers[workerIndex(for: room)].enqueue { rooms in
+                    // Unknown only while the connection is still being
+                    // created; its creation reads the flag recorded above.
                     try? rooms.routers[room]?.setAudioPaused(subscriber: transport, paused: paused)
                 }
             case .participantRemoved(let room, let participant, _):

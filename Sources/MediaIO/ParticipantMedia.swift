@@ -53,6 +53,10 @@ struct SubscriberMedia: Sendable {
     var answer: SubscriberAnswer?
     /// DownTracks in place on the worker, by track.
     var applied: [TrackSID: DownTrackPlan] = [:]
+    /// An audio interruption pauses the audio forwarded to this participant
+    /// (PROTOCOL.md 3.3). Kept here too, so that a connection created after
+    /// the interruption began starts paused.
+    var remoteAudioPaused = false
 }
 
 struct SubscriberSSRCs: Sendable, Hashable {

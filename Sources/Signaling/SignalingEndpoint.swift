@@ -89,6 +89,7 @@ public struct SignalingEndpoint: Sendable {
                             try await outbound.write(.text(SignalingCodec.encode(message)))
                         case .notice(.subscriptionsChanged):
                             if let offer = await session.nextOffer() {
+                                metrics.count(offer)  // a 53401 when no offer could be made
                                 try await outbound.write(.text(SignalingCodec.encode(offer)))
                             }
                         case .notice(let notice):

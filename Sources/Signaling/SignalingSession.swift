@@ -87,7 +87,7 @@ actor SignalingSession {
         guard let participant else {
             switch message {
             case .join(let join): await self.join(join, id: id)
-            case .ping: reply(.pong)
+            case .ping: reply(.pong(id: id))
             case .sendMessage: reply(.messageFailed(id: id, code: MessageRefusal.notJoined.code, reason: MessageRefusal.notJoined.reason))
             default: reply(SignalingError.invalidMessage("\(message.type) before join").errorMessage(id: id))
             }
@@ -137,8 +137,17 @@ actor SignalingSession {
                 do throws(NegotiationError) {
                     try await media.applySubscriberAnswer(participant: participant, sdp: sdp)
                 } catch {
-                    // The offer stays in flight and is sent again (PROTOCOL.md 3.4).
-                    reply(SignalingError(SignalingErrorCode(rawValue: error.code) ?? .clientRemoteDescFailed, message: error.message).errorMessage(id: id))
+                    reply(Self.negotiationError(error).errorMessage(id: id))
+                    if error.code == SignalingErrorCode.serverLocalDescFailed.rawValue {
+                        // The server could not set up its side: the offer is
+                        // used up, so a fresh one follows (a second try).
+                        subscribers.withState(participant) { state in
+                            state.offerInFlight = nil
+                            state.offerWanted = false
+                        }
+                        outbox.send(.notice(.subscriptionsChanged))
+                    }
+                    // A 53403 leaves the offer in flight: it is sent again (PROTOCOL.md 3.4).
                     return
                 }
                 ok(id)
@@ -159,7 +168,7 @@ actor SignalingSession {
                     reply(.messageFailed(id: id, code: error.code, reason: error.reason))
                 }
             case .ping:
-                reply(.pong)
+                reply(.pong(id: id))
             case .leave:
                 ended = true
                 subscribers.remove(participant)
@@ -276,20 +285,36 @@ actor SignalingSession {
         }
         // The room is the one `join` recorded in the outbox.
         guard let room = outbox.joined?.room else { throw .participantNotFound }
-        // The offer is checked before the room changes: an unusable offer
-        // (53402) or a track without Opus/VP8 (53404) changes nothing.
+        // The offer is checked before the room changes: an offer the server
+        // cannot apply (53403) or a track without Opus/VP8 (53404) changes
+        // nothing.
         let pending: PendingPublish
         do throws(NegotiationError) {
             pending = try media.answerPublish(participant: participant, room: room, offer: offer, trackMIDs: described)
         } catch {
-            reply(SignalingError(SignalingErrorCode(rawValue: error.code) ?? .clientRemoteDescFailed, message: error.message).errorMessage(id: id))
+            reply(Self.negotiationError(error).errorMessage(id: id))
             return
         }
         let requests = publish.tracks.map { TrackRequest(mid: $0.mid, name: $0.name, kind: $0.kind.rawValue, enabled: $0.enabled) }
         let assignments = try await host.perform { (service: inout RoomService, now) throws(RoomError) in
             try service.publish(participant: participant, tracks: requests, now: now)
         }
-        await media.applyPublish(participant: participant, room: room, pending, tracks: assignments)
+        do throws(NegotiationError) {
+            try await media.applyPublish(participant: participant, room: room, pending, tracks: assignments)
+        } catch {
+            // 53401: the server could not set up its side. The client gets
+            // no answer, so none of its new tracks can flow: the room takes
+            // them back (others see them unpublished).
+            for track in assignments where track.isNew {
+                try? await host.perform { (service: inout RoomService, now) throws(RoomError) in
+                    try service.unpublish(participant: participant, track: track.sid, now: now)
+                }
+                await media.unpublish(participant: participant, track: track.sid)
+            }
+            logger.error("publish of \(participant.rawValue) not applied: \(error)")
+            reply(Self.negotiationError(error).errorMessage(id: id))
+            return
+        }
         reply(
             .publishAnswer(
                 ServerMessage.PublishAnswer(
@@ -303,7 +328,8 @@ actor SignalingSession {
 
     /// The offer that reflects the current subscriptions, or nil when none is
     /// due: one is in flight (it is sent after the answer), or the client is
-    /// subscribed to nothing and never was.
+    /// subscribed to nothing and never was; an `error` 53401 when the server
+    /// cannot create it.
     func nextOffer() async -> ServerMessage? {
         // The writer may ask while `join` is still suspended on the host:
         // the outbox already knows who joined.
@@ -344,8 +370,11 @@ actor SignalingSession {
             do throws(NegotiationError) {
                 sdp = try media.subscriberOffer(participant: participant, room: room, slots: state.slots.map(\.mediaSlot))
             } catch {
+                // No request is in flight: the client is told with an `error`
+                // without `id` (PROTOCOL.md 3.7), and the next change of its
+                // subscriptions tries again (nothing is marked in flight).
                 logger.error("no subscriber offer for \(participant.rawValue): \(error)")
-                return nil
+                return Self.negotiationError(error).errorMessage(id: nil)
             }
             guard let sdp else { return nil }
             logger.trace("subscribeOffer to \(participant.rawValue):\n\(sdp)")
@@ -384,6 +413,13 @@ actor SignalingSession {
         guard let participant, !ended, !outbox.replaced else { return }
         ended = true
         await host.connectionLost(participant: participant, connection: outbox)
+    }
+
+    /// The wire error for a negotiation failure: its own code (53401,
+    /// 53403, 53404, ...), or 53401 for one outside the table (the server
+    /// failed, not the client).
+    static func negotiationError(_ error: NegotiationError) -> SignalingError {
+        SignalingError(SignalingErrorCode(rawValue: error.code) ?? .serverLocalDescFailed, message: error.message)
     }
 
     private func reply(_ message: ServerMessage) {
