@@ -172,8 +172,15 @@ actor SignalingSession {
             case .leave:
                 ended = true
                 subscribers.remove(participant)
-                await host.leave(participant: participant, connection: outbox)
                 outbox.finish()
+                // The socket closes at once and the room hears of the leave
+                // just after: when a whole room leaves together, the host is
+                // busy with everyone's fan-out, and 50 closing handshakes
+                // waited behind it (issue 11). Sound unordered: `ended`
+                // keeps `closed()` from reporting a drop, and the host
+                // ignores a connection that is no longer the participant's.
+                let (host, outbox) = (self.host, self.outbox)
+                Task { await host.leave(participant: participant, connection: outbox) }
             case .candidate:
                 ok(id)  // ICE-lite learns addresses from STUN checks (PROTOCOL.md section 5)
             }
@@ -340,6 +347,10 @@ actor SignalingSession {
         }
         if busy { return nil }
         let tracks = await host.read { $0.subscribedTracks(of: participant) }
+        // The session may have ended while the host was busy: building a
+        // 49-m-line offer nobody reads, under the media plane's lock, for
+        // each of 50 leaving sessions held every close up by 1.8 s.
+        guard !ended else { return nil }
         let now = clock()
         let media = self.media
         let logger = self.logger
@@ -412,7 +423,9 @@ actor SignalingSession {
     func closed() async {
         guard let participant, !ended, !outbox.replaced else { return }
         ended = true
-        await host.connectionLost(participant: participant, connection: outbox)
+        // As for `leave`: the socket's end does not wait for the room.
+        let (host, outbox) = (self.host, self.outbox)
+        Task { await host.connectionLost(participant: participant, connection: outbox) }
     }
 
     /// The wire error for a negotiation failure: its own code (53401,
