@@ -15,6 +15,8 @@ final class ClosingClient: Sendable {
         var closeSent: ContinuousClock.Instant?
         var closeAnswered: ContinuousClock.Instant?
         var connectionClosed: ContinuousClock.Instant?
+        /// The server's close frame arrived (not just the end of TCP).
+        var serverSentClose = false
         var failure: String?
     }
 
@@ -43,7 +45,7 @@ final class ClosingClient: Sendable {
         let join = #"{"type":"join","id":"j","room":"\#(room)"}"#
         task = Task {
             do {
-                _ = try await WebSocketClient.connect(url: url, configuration: config, logger: Logger(label: "test.closing")) {
+                let closeFrame = try await WebSocketClient.connect(url: url, configuration: config, logger: Logger(label: "test.closing")) {
                     inbound, outbound, _ in
                     try await outbound.write(.text(join))
                     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -75,6 +77,7 @@ final class ClosingClient: Sendable {
                         try await group.waitForAll()
                     }
                 }
+                shared.state.withLock { $0.serverSentClose = closeFrame != nil }
             } catch {
                 shared.state.withLock { $0.failure = "\(error)" }
             }
@@ -98,6 +101,7 @@ final class ClosingClient: Sendable {
     }
 
     var isJoined: Bool { shared.state.withLock { $0.joined } }
+    var serverSentClose: Bool { shared.state.withLock { $0.serverSentClose } }
     var failure: String? { shared.state.withLock { $0.failure } }
 
     /// Sends `leave` (if asked) and the close frame; returns at once.

@@ -41,6 +41,8 @@ extension ServerProcessTests {
         let slow = handshakes.filter { $0 > .seconds(1) }
         let slowest = handshakes.max() ?? .zero
         print("\(Self.participants) closes \(leave ? "after leave" : "(bare)")\(publish ? ", publishing" : ""): slowest \(slowest), \(slow.count) over 1 s")
+        let unanswered = clients.filter { !$0.serverSentClose }.count
+        #expect(unanswered == 0, "\(unanswered) of \(Self.participants) clients got no close frame from the server")
         #expect(slow.isEmpty, "\(slow.count) of \(Self.participants) closing handshakes took over 1 s (slowest \(slowest))")
     }
 }
