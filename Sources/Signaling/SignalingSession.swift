@@ -347,10 +347,11 @@ actor SignalingSession {
         }
         if busy { return nil }
         let tracks = await host.read { $0.subscribedTracks(of: participant) }
-        // The session may have ended while the host was busy: building a
-        // 49-m-line offer nobody reads, under the media plane's lock, for
-        // each of 50 leaving sessions held every close up by 1.8 s.
-        guard !ended else { return nil }
+        // The session may have ended, or its socket be closing (the writer
+        // is cancelled), while the host was busy: building a 49-m-line
+        // offer nobody reads, under the media plane's lock, for each of 50
+        // leaving sessions held every close up by 1.8 s.
+        guard !ended, !Task.isCancelled else { return nil }
         let now = clock()
         let media = self.media
         let logger = self.logger
