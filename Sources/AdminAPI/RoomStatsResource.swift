@@ -194,7 +194,6 @@ struct RoomStatsResource: Sendable {
             firsReceived: Int(clamping: stats.firsReceived))
     }
 
-
     /// Seconds as milliseconds with 0.01 ms precision, or null.
     private static func milliseconds(_ seconds: Double?) -> Double? {
         seconds.map { rounded($0 * 1000, places: 2) }

@@ -62,11 +62,13 @@ extension MediaPlane {
     /// Applies the client's answer to the offer in flight: creates the
     /// subscriber connection on the first answer, restarts ICE when the
     /// credentials changed, and starts or stops DownTracks to match the
-    /// accepted m-lines. Throws 53402 for an answer that does not fit.
+    /// accepted m-lines. Throws 53403 for an answer that does not fit (the
+    /// offer stays in flight), and 53401 when the server cannot create its
+    /// side of the connection (the offer is used up; ask for a new one).
     public func applySubscriberAnswer(participant: ParticipantHandle, sdp: String) async throws(MediaError) {
         let plan = try state.withLock { state throws(MediaError) -> SubscriberPlan in
             guard var media = state.participants[participant], let offer = media.subscriber.offer else {
-                throw .clientRemoteDescFailed("a subscribeAnswer without a subscribeOffer in flight")
+                throw .serverRemoteDescFailed("a subscribeAnswer without a subscribeOffer in flight")
             }
             var subscriber = media.subscriber
             let answer = try offer.parseAnswer(sdp, previous: subscriber.answer)
@@ -95,7 +97,7 @@ extension MediaPlane {
             let plan = SubscriberPlan(
                 worker: media.worker, room: media.room, transport: transport, isNew: subscriber.transport == nil,
                 local: offer.transport.ice, restart: restart, answer: answer, extensions: extensions,
-                removed: removed, added: added, remoteAudioPaused: media.remoteAudioPaused)
+                removed: removed, added: added)
             subscriber.transport = transport
             subscriber.transportLocal = offer.transport.ice
             subscriber.answer = answer
@@ -108,7 +110,7 @@ extension MediaPlane {
         let certificate = self.certificate
         let configuration = transportConfiguration
         let logger = self.logger
-        await workers[plan.worker].perform { rooms in
+        let failure = await workers[plan.worker].perform { rooms -> String? in
             let router = rooms.router(for: plan.room)
             if plan.isNew {
                 do {
@@ -120,11 +122,16 @@ extension MediaPlane {
                     try router.addSubscriber(
                         transport: plan.transport, midExtensionID: plan.extensions.mid,
                         transportCCExtensionID: plan.extensions.transportCC)
-                    // An audio interruption that began before this connection existed.
-                    if plan.remoteAudioPaused { try router.setAudioPaused(subscriber: plan.transport, paused: true) }
+                    // An audio interruption that began before this
+                    // connection existed (PROTOCOL.md 3.3); read now, on the
+                    // worker, so a change racing this job is not lost.
+                    if self.state.withLock({ $0.participants[participant]?.remoteAudioPaused ?? false }) {
+                        try router.setAudioPaused(subscriber: plan.transport, paused: true)
+                    }
                 } catch {
                     logger.error("\(participant): subscriber connection not created: \(error)")
-                    return
+                    rooms.removeConnection(plan.transport)
+                    return "subscriber connection not created: \(error)"
                 }
             } else if plan.restart {
                 rooms.restartICE(plan.transport, local: plan.local, remote: plan.answer.remote)
@@ -134,6 +141,20 @@ extension MediaPlane {
             }
             for downTrack in plan.added { rooms.addDownTrack(downTrack, in: plan.room) }
             rooms.touch(plan.room)
+            return nil
+        }
+        if let failure {
+            // Nothing exists on the worker: the next answer starts afresh.
+            state.withLock { state in
+                guard var subscriber = state.participants[participant]?.subscriber, subscriber.transport == plan.transport
+                else { return }
+                subscriber.transport = nil
+                subscriber.transportLocal = nil
+                subscriber.answer = nil
+                subscriber.applied = [:]
+                state.participants[participant]?.subscriber = subscriber
+            }
+            throw .serverLocalDescFailed(failure)
         }
     }
 }
@@ -163,5 +184,4 @@ struct SubscriberPlan: Sendable {
     var extensions: NegotiatedHeaderExtensions
     var removed: [DownTrackPlan]
     var added: [DownTrackPlan]
-    var remoteAudioPaused: Bool
 }

@@ -116,12 +116,12 @@ public final class MediaPlane: Sendable {
 
     /// Applies an answer the room accepted: creates or updates the
     /// publisher connection on the room's worker and one receiver per
-    /// published track, removing the tracks that are gone. Returns the
-    /// handles of the tracks that went (for the caller's map).
-    @discardableResult
+    /// published track, removing the tracks that are gone. Throws 53401
+    /// when the server cannot set up its side (the connection or a track's
+    /// receiver); what could be set up stays.
     public func applyPublish(
         participant: ParticipantHandle, room: RoomHandle, _ pending: PendingPublish, tracks: [PublishedTrackMedia]
-    ) async -> [TrackHandle] {
+    ) async throws(MediaError) {
         let (answer, local) = (pending.answer, pending.local)
         let plan = state.withLock { state -> PublishPlan in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
@@ -158,7 +158,7 @@ public final class MediaPlane: Sendable {
         // IDs, but a video-first offer has none on its first m-line).
         let audioLevelID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.audioLevel).first
         let logger = self.logger
-        await workers[plan.worker].perform { rooms in
+        let failures = await workers[plan.worker].perform { rooms -> [String] in
             let router = rooms.router(for: room)
             if plan.isNew {
                 do {
@@ -171,12 +171,14 @@ public final class MediaPlane: Sendable {
                         audioLevelExtensionID: audioLevelID)
                 } catch {
                     logger.error("\(participant): publisher connection not created: \(error)")
-                    return
+                    rooms.removeConnection(plan.transport)
+                    return ["publisher connection not created: \(error)"]
                 }
             } else if plan.restart {
                 rooms.restartICE(plan.transport, local: local, remote: answer.remote)
             }
             for track in plan.removed { router.removeReceiver(track: track.trackID) }
+            var failures: [String] = []
             for receiver in plan.receivers {
                 do {
                     if receiver.isNew || router.receiverSSRCs(track: receiver.track) == nil {
@@ -191,11 +193,20 @@ public final class MediaPlane: Sendable {
                     }
                 } catch {
                     logger.error("\(participant): track \(receiver.mid) not routed: \(error)")
+                    failures.append("mid '\(receiver.mid)' not routed: \(error)")
                 }
             }
             rooms.touch(room)
+            return failures
         }
-        return plan.removed
+        if plan.isNew, failures.first?.hasPrefix("publisher connection") == true {
+            // Nothing exists on the worker: the next offer starts afresh.
+            state.withLock { state in
+                guard state.participants[participant]?.publisher?.transport == plan.transport else { return }
+                state.participants[participant]?.publisher = nil
+            }
+        }
+        if !failures.isEmpty { throw .serverLocalDescFailed(failures.joined(separator: "; ")) }
     }
 
     /// A track unpublished by `unpublish` (not by a renegotiation): its

@@ -32,9 +32,11 @@ public final class Node: Sendable {
     // MARK: - Publications
 
     /// A `publish` (PROTOCOL.md 3.2): the offer is checked and answered
-    /// before the room changes (an unusable offer or a track without
-    /// Opus/VP8 changes nothing), then the room assigns SIDs, then the media
-    /// plane routes the tracks. Returns the answer's SDP and the tracks.
+    /// before the room changes (an offer the server cannot apply, 53403, or
+    /// a track without Opus/VP8, 53404, changes nothing), then the room
+    /// assigns SIDs, then the media plane routes the tracks (53401 when it
+    /// cannot: the new tracks are taken back). Returns the answer's SDP and
+    /// the tracks.
     public func publish(
         participant: ParticipantSID, room: RoomSID, offer: String, tracks: [TrackRequest]
     ) async throws(NodeError) -> (sdp: String, tracks: [PublishedTrackAssignment]) {
@@ -52,7 +54,17 @@ public final class Node: Sendable {
         } catch {
             throw NodeError(error)
         }
-        await media.applyPublish(participant: participant, room: room, pending, tracks: assignments)
+        do throws(MediaError) {
+            try await media.applyPublish(participant: participant, room: room, pending, tracks: assignments)
+        } catch {
+            // 53401: the server could not set up its side. The client gets
+            // no answer, so none of its new tracks can flow: the room takes
+            // them back (the others see them unpublished).
+            for track in assignments where track.isNew {
+                try? await unpublish(participant: participant, track: track.sid)
+            }
+            throw NodeError(error)
+        }
         return (pending.sdp, assignments)
     }
 

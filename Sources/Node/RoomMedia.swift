@@ -31,10 +31,11 @@ public final class RoomMedia: Sendable {
         return try plane.answerPublish(participant: handle, room: roomHandle, offer: offer, trackMIDs: trackMIDs)
     }
 
-    /// Applies an answer the room accepted, with the room's track SIDs.
+    /// Applies an answer the room accepted, with the room's track SIDs;
+    /// 53401 when the server cannot set up its side.
     public func applyPublish(
         participant: ParticipantSID, room: RoomSID, _ pending: PendingPublish, tracks: [PublishedTrackAssignment]
-    ) async {
+    ) async throws(MediaError) {
         let (handle, roomHandle, media) = directory.withLock { directory in
             let (handle, roomHandle) = directory.handles(participant: participant, room: room)
             let handles = directory.setPublished(tracks.map(\.sid), by: participant)
@@ -45,7 +46,7 @@ public final class RoomMedia: Sendable {
             }
             return (handle, roomHandle, media)
         }
-        await plane.applyPublish(participant: handle, room: roomHandle, pending, tracks: media)
+        try await plane.applyPublish(participant: handle, room: roomHandle, pending, tracks: media)
     }
 
     /// A track unpublished by `unpublish` (not by a renegotiation).
@@ -178,6 +179,12 @@ public final class RoomMedia: Sendable {
 
     /// The node's participants by network quality level (for `/metrics`).
     public func networkQualityCensus() async -> NetworkQualityCensus { await plane.networkQualityCensus() }
+
+    /// The media plane's handles of `participant` and `room`, made on first
+    /// use (tests reach the plane itself with them).
+    func handles(participant: ParticipantSID, room: RoomSID) -> (participant: ParticipantHandle, room: RoomHandle) {
+        directory.withLock { $0.handles(participant: participant, room: room) }
+    }
 
     /// Entries in the SID/handle directory (bounded by the live participants).
     public var directorySize: Int { directory.withLock { $0.count } }

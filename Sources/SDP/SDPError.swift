@@ -1,5 +1,6 @@
 /// Why a session description was refused. Signaling maps these to the
-/// protocol's 534xx codes (53402 ClientRemoteDescFailed for a client's SDP).
+/// protocol's 534xx codes (53403 ServerRemoteDescFailed for a client's SDP the
+/// server cannot apply).
 public struct SDPError: Error, Equatable, Sendable, CustomStringConvertible {
     /// 1-based line number in the description, 0 when not tied to a line.
     public var line: Int

@@ -27,8 +27,8 @@ extension ServerMessage {
             o.add("id", id.map(JSONValue.string))
             o.add("code", .number(Double(code.rawValue)))
             o.add("message", .string(message))
-        case .pong:
-            break
+        case .pong(let id):
+            o.add("id", id.map(JSONValue.string))
         case .participantDisconnected(let sid), .participantReconnecting(let sid), .participantReconnected(let sid):
             o.add("participantSid", .string(sid))
         case .messageSent(let id, let sid):

@@ -12,8 +12,9 @@ public enum ServerMessage: Sendable, Equatable {
     case ok(id: String)
     /// A refused request (with its `id`), a refused join, or a 53003 frame.
     case error(id: String?, code: SignalingErrorCode, message: String)
-    /// The reply to `ping`.
-    case pong
+    /// The reply to `ping`, echoing its `id` like every reply (PROTOCOL.md
+    /// sections 1 and 3.6): clients that match replies by `id` wait for it.
+    case pong(id: String?)
     /// `sendMessage` accepted; `sid` is the message's ME… SID (3.5).
     case messageSent(id: String?, sid: String)
     /// `sendMessage` refused with an HTTP-like code: 409, 400, 413 or 429 (3.5).

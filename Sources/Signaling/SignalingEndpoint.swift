@@ -60,7 +60,9 @@ public struct SignalingEndpoint: Sendable {
 
     /// Three loops until the first ends: frames in, the outbox out, and a
     /// once-a-second liveness check. Then the socket closes (Hummingbird
-    /// closes it when the handler returns) and a drop is reported.
+    /// closes it when the handler returns) and a drop is reported. A session
+    /// that ends on the server's side sends its close frame first and waits
+    /// for the client's (RFC 6455 section 7.1.2).
     func run(
         _ session: SignalingSession, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
     ) async {
@@ -80,13 +82,14 @@ public struct SignalingEndpoint: Sendable {
             }
             group.addTask {
                 do {
-                    for await item in outbox.items {
+                    writing: for await item in outbox.items {
                         switch item {
                         case .message(let message):
                             metrics.count(message)
                             try await outbound.write(.text(SignalingCodec.encode(message)))
                         case .notice(.subscriptionsChanged):
                             if let offer = await session.nextOffer() {
+                                metrics.count(offer)  // a 53401 when no offer could be made
                                 try await outbound.write(.text(SignalingCodec.encode(offer)))
                             }
                         case .notice(let notice):
@@ -97,14 +100,28 @@ public struct SignalingEndpoint: Sendable {
                         case .finalMessage(let message):
                             metrics.count(message)
                             try await outbound.write(.text(SignalingCodec.encode(message)))
-                            return
+                            break writing
                         }
                     }
                 } catch {
                     logger.debug("signaling socket write ended: \(error)")
+                    return
                 }
                 if outbox.overflowed {
                     logger.notice("signaling client does not read: its outbox overflowed, cutting it off")
+                    return
+                }
+                // The session ended on our side (leave, a `disconnected`):
+                // close the WebSocket from this task and give the client 2 s
+                // to answer; its close frame ends the reader, and with it
+                // the session. Cancelling the reader instead could cancel
+                // Hummingbird's own reply to a close frame arriving at that
+                // moment (a cancelled write is dropped), and the client
+                // would wait for it until its close timeout.
+                await withTaskGroup(of: Void.self) { closing in
+                    closing.addTask { try? await outbound.close(.normalClosure, reason: nil) }
+                    try? await Task.sleep(for: .seconds(2))
+                    closing.cancelAll()
                 }
             }
             group.addTask {

@@ -83,7 +83,7 @@ actor SignalingSession {
         guard let participant else {
             switch message {
             case .join(let join): await self.join(join, id: id)
-            case .ping: reply(.pong)
+            case .ping: reply(.pong(id: id))
             case .sendMessage: reply(.messageFailed(id: id, code: MessageRefusal.notJoined.code, reason: MessageRefusal.notJoined.reason))
             default: reply(SignalingError.invalidMessage("\(message.type) before join").errorMessage(id: id))
             }
@@ -129,8 +129,17 @@ actor SignalingSession {
                 do throws(NodeError) {
                     try await node.applySubscriberAnswer(participant: participant, sdp: sdp)
                 } catch {
-                    // The offer stays in flight and is sent again (PROTOCOL.md 3.4).
                     reply(SignalingError(error).errorMessage(id: id))
+                    if error.code == .serverLocalDescFailed {
+                        // The server could not set up its side: the offer is
+                        // used up, so a fresh one follows (a second try).
+                        subscribers.withState(participant) { state in
+                            state.offerInFlight = nil
+                            state.offerWanted = false
+                        }
+                        outbox.send(.notice(.subscriptionsChanged))
+                    }
+                    // A 53403 leaves the offer in flight: it is sent again (PROTOCOL.md 3.4).
                     return
                 }
                 ok(id)
@@ -151,12 +160,19 @@ actor SignalingSession {
                     reply(.messageFailed(id: id, code: error.code, reason: error.reason))
                 }
             case .ping:
-                reply(.pong)
+                reply(.pong(id: id))
             case .leave:
                 ended = true
                 subscribers.remove(participant)
-                await host.leave(participant: participant, connection: outbox)
                 outbox.finish()
+                // The socket closes at once and the room hears of the leave
+                // just after: when a whole room leaves together, the host is
+                // busy with everyone's fan-out, and 50 closing handshakes
+                // waited behind it (issue 11). Sound unordered: `ended`
+                // keeps `closed()` from reporting a drop, and the host
+                // ignores a connection that is no longer the participant's.
+                let (host, outbox) = (self.host, self.outbox)
+                Task { await host.leave(participant: participant, connection: outbox) }
             case .candidate:
                 ok(id)  // ICE-lite learns addresses from STUN checks (PROTOCOL.md section 5)
             }
@@ -279,7 +295,8 @@ actor SignalingSession {
 
     /// The offer that reflects the current subscriptions, or nil when none is
     /// due: one is in flight (it is sent after the answer), or the client is
-    /// subscribed to nothing and never was.
+    /// subscribed to nothing and never was; an `error` 53401 when the server
+    /// cannot create it.
     func nextOffer() async -> ServerMessage? {
         // The writer may ask while `join` is still suspended on the host:
         // the outbox already knows who joined.
@@ -290,6 +307,11 @@ actor SignalingSession {
         }
         if busy { return nil }
         let tracks = await host.read { $0.subscribedTracks(of: participant) }
+        // The session may have ended, or its socket be closing (the writer
+        // is cancelled), while the host was busy: building a 49-m-line
+        // offer nobody reads, under the media plane's lock, for each of 50
+        // leaving sessions held every close up by 1.8 s.
+        guard !ended, !Task.isCancelled else { return nil }
         let now = clock()
         let node = self.node
         let logger = self.logger
@@ -320,8 +342,11 @@ actor SignalingSession {
             do throws(NodeError) {
                 sdp = try node.subscriberOffer(participant: participant, room: room, slots: state.slots.map(\.request))
             } catch {
+                // No request is in flight: the client is told with an `error`
+                // without `id` (PROTOCOL.md 3.7), and the next change of its
+                // subscriptions tries again (nothing is marked in flight).
                 logger.error("no subscriber offer for \(participant.rawValue): \(error)")
-                return nil
+                return SignalingError(error).errorMessage(id: nil)
             }
             guard let sdp else { return nil }
             logger.trace("subscribeOffer to \(participant.rawValue):\n\(sdp)")
@@ -359,7 +384,9 @@ actor SignalingSession {
     func closed() async {
         guard let participant, !ended, !outbox.replaced else { return }
         ended = true
-        await host.connectionLost(participant: participant, connection: outbox)
+        // As for `leave`: the socket's end does not wait for the room.
+        let (host, outbox) = (self.host, self.outbox)
+        Task { await host.connectionLost(participant: participant, connection: outbox) }
     }
 
     private func reply(_ message: ServerMessage) {

@@ -1,7 +1,7 @@
 import SDP
 
 /// The checks every client description goes through before it is used,
-/// on both connections (PROTOCOL.md section 4: failures are 53402).
+/// on both connections (PROTOCOL.md section 4: failures are 53403).
 enum NegotiationChecks {
     /// A 50-person subscriber offer is about 75 KB (PROTOCOL.md section 1);
     /// a client's publish offer or subscriber answer with a few tracks is
@@ -18,12 +18,12 @@ enum NegotiationChecks {
     static func parse(_ text: String, what: String) throws(NegotiationError) -> SessionDescription {
         let size = text.utf8.count
         guard size <= maximumTextBytes else {
-            throw .clientRemoteDescFailed("\(what) is \(size) bytes; at most \(maximumTextBytes) are accepted")
+            throw .serverRemoteDescFailed("\(what) is \(size) bytes; at most \(maximumTextBytes) are accepted")
         }
         do {
             return try SessionDescription(parsing: text)
         } catch {
-            throw .clientRemoteDescFailed("\(what) does not parse: \(error)")
+            throw .serverRemoteDescFailed("\(what) does not parse: \(error)")
         }
     }
 
@@ -33,10 +33,10 @@ enum NegotiationChecks {
         var seen = Set<String>()
         for (index, media) in sdp.media.enumerated() {
             guard let mid = media.mid else {
-                throw .clientRemoteDescFailed("\(what): m-line \(index) has no a=mid (BUNDLE needs one on every m-line)")
+                throw .serverRemoteDescFailed("\(what): m-line \(index) has no a=mid (BUNDLE needs one on every m-line)")
             }
             guard seen.insert(mid).inserted else {
-                throw .clientRemoteDescFailed("\(what): mid '\(mid)' appears on more than one m-line")
+                throw .serverRemoteDescFailed("\(what): mid '\(mid)' appears on more than one m-line")
             }
             try checkExtmaps(media, in: sdp, mid: mid, what: what)
         }
@@ -53,12 +53,12 @@ enum NegotiationChecks {
         var uris: [UInt16: String] = [:]
         for extmap in media.extmaps {
             guard extmap.id >= 1, extmap.id <= limit else {
-                throw .clientRemoteDescFailed(
+                throw .serverRemoteDescFailed(
                     "\(what): mid '\(mid)': extmap id \(extmap.id) outside 1-\(limit)"
                         + (twoByte ? "" : " (one-byte headers; no a=extmap-allow-mixed)"))
             }
             if let other = uris[extmap.id], other != extmap.uri {
-                throw .clientRemoteDescFailed("\(what): mid '\(mid)': extmap id \(extmap.id) names two extensions")
+                throw .serverRemoteDescFailed("\(what): mid '\(mid)': extmap id \(extmap.id) names two extensions")
             }
             uris[extmap.id] = extmap.uri
         }
@@ -70,13 +70,13 @@ enum NegotiationChecks {
         _ media: MediaDescription, in sdp: SessionDescription, what: String
     ) throws(NegotiationError) -> RemoteTransportParameters {
         guard let ufrag = media.iceUfrag(in: sdp), !ufrag.isEmpty, let pwd = media.icePwd(in: sdp), !pwd.isEmpty else {
-            throw .clientRemoteDescFailed("\(what): no a=ice-ufrag/a=ice-pwd")
+            throw .serverRemoteDescFailed("\(what): no a=ice-ufrag/a=ice-pwd")
         }
         // aiortc sends sha-256, sha-384 and sha-512: the DTLS side checks sha-256.
         guard let fingerprint = media.fingerprints(in: sdp).first(where: { $0.hashFunction.lowercased() == "sha-256" })
-        else { throw .clientRemoteDescFailed("\(what): no a=fingerprint:sha-256") }
+        else { throw .serverRemoteDescFailed("\(what): no a=fingerprint:sha-256") }
         guard let digest = fingerprint.digest, digest.count == 32 else {
-            throw .clientRemoteDescFailed("\(what): a=fingerprint:sha-256 is not 32 colon-separated hex bytes")
+            throw .serverRemoteDescFailed("\(what): a=fingerprint:sha-256 is not 32 colon-separated hex bytes")
         }
         return RemoteTransportParameters(
             ice: ICECredentials(ufrag: ufrag, password: pwd), fingerprintAlgorithm: "sha-256",

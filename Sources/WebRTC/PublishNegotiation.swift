@@ -20,7 +20,7 @@ import SDP
 ///   RTP, `a=inactive`.
 public enum PublishNegotiation {
     /// Checks the size of `offerText`, parses it, and answers it. Throws
-    /// 53402 for a description over 256 KiB or one that does not parse.
+    /// 53403 for a description over 256 KiB or one that does not parse.
     public static func answer(
         offerText: String, transport: NegotiationTransport, sessionID: String, sessionVersion: UInt64,
         previous: PublishAnswer? = nil
@@ -41,11 +41,11 @@ public enum PublishNegotiation {
     ///     renegotiation: the m-lines it had must keep their position and
     ///     kind (RFC 3264 section 8), the DTLS role is kept (RFC 8842
     ///     section 5.5), and changed ICE credentials set `iceRestart`.
-    /// - Throws: 53402 when the offer has more than 64 m-lines, an m-line
+    /// - Throws: 53403 when the offer has more than 64 m-lines, an m-line
     ///   without a mid or two with the same one, an extmap ID out of range,
     ///   no BUNDLE group, an accepted m-line without `a=rtcp-mux`, no ICE
-    ///   credentials or sha-256 fingerprint, `a=setup:holdconn`, or
-    ///   reorders or drops the previous offer's m-lines. An m-line without
+    ///   credentials or sha-256 fingerprint, `a=setup:holdconn`, one SSRC
+    ///   declared twice, or reorders or drops the previous offer's m-lines. An m-line without
     ///   Opus/VP8 is only rejected in the answer; see
     ///   `PublishAnswer.requireCodecs(forMIDs:)`.
     public static func answer(
@@ -54,18 +54,18 @@ public enum PublishNegotiation {
     ) throws(NegotiationError) -> PublishAnswer {
         let what = "publish offer"
         guard offer.media.count <= NegotiationChecks.maximumOfferedMediaSections else {
-            throw .clientRemoteDescFailed(
+            throw .serverRemoteDescFailed(
                 "\(what) has \(offer.media.count) m-lines; at most \(NegotiationChecks.maximumOfferedMediaSections)")
         }
         try NegotiationChecks.checkStructure(offer, what: what)
         if let previous { try checkOrder(offer, against: previous) }
 
         guard let group = offer.bundleGroups.first, !group.mids.isEmpty else {
-            throw .clientRemoteDescFailed("\(what) has no a=group:BUNDLE (every m-line must share one transport)")
+            throw .serverRemoteDescFailed("\(what) has no a=group:BUNDLE (every m-line must share one transport)")
         }
         // The offerer-tagged m-line (RFC 8843 section 7.2) carries the transport.
         guard let tagged = offer.media(withMID: group.mids[0]) else {
-            throw .clientRemoteDescFailed("\(what): BUNDLE names mid '\(group.mids[0])', which no m-line has")
+            throw .serverRemoteDescFailed("\(what): BUNDLE names mid '\(group.mids[0])', which no m-line has")
         }
         let remote = try NegotiationChecks.remoteTransport(tagged, in: offer, what: what)
         let (setup, role) = try answerSetup(tagged.setup(in: offer), previous: previous?.dtlsRole)
@@ -79,6 +79,15 @@ public enum PublishNegotiation {
             sections.append(answerSection(offered, result, transport: transport, setup: setup))
         }
 
+        // One SSRC names one stream (RFC 3550 section 8.2): an offer that
+        // declares one on two m-lines, or as both media and RTX, cannot be
+        // routed, so it is refused before anything changes.
+        var declared = Set<SSRC>()
+        for media in negotiated where media.isAccepted {
+            for ssrc in [media.remoteSSRCs.primary, media.remoteSSRCs.rtx].compactMap({ $0 }) where !declared.insert(ssrc).inserted {
+                throw .serverRemoteDescFailed("\(what): mid '\(media.mid)' declares SSRC \(ssrc.rawValue), already declared")
+            }
+        }
         let accepted = negotiated.filter(\.isAccepted).map(\.mid)
         var attributes: [SDPAttribute] = [.iceLite]
         if !accepted.isEmpty { attributes.append(.group(.bundle(accepted))) }
@@ -95,11 +104,11 @@ public enum PublishNegotiation {
     /// place with its kind, and may only append.
     static func checkOrder(_ offer: SessionDescription, against previous: PublishAnswer) throws(NegotiationError) {
         guard offer.media.count >= previous.media.count else {
-            throw .clientRemoteDescFailed(
+            throw .serverRemoteDescFailed(
                 "publish offer has \(offer.media.count) m-lines, the previous one \(previous.media.count): m-lines may not be removed (RFC 3264 section 8)")
         }
         for (old, new) in zip(previous.media, offer.media) where old.mid != new.mid || old.kind != new.kind {
-            throw .clientRemoteDescFailed(
+            throw .serverRemoteDescFailed(
                 "publish offer changes the m-line of mid '\(old.mid)' (\(old.kind)) to mid '\(new.mid ?? "")' (\(new.kind))")
         }
     }
@@ -118,7 +127,7 @@ public enum PublishNegotiation {
         case .passive:
             return (.active, .client)
         case .holdconn:
-            throw .clientRemoteDescFailed("publish offer has a=setup:holdconn; DTLS must start")
+            throw .serverRemoteDescFailed("publish offer has a=setup:holdconn; DTLS must start")
         }
     }
 
@@ -142,7 +151,7 @@ public enum PublishNegotiation {
             result.rejection = .notBundled
         } else if let codec = NegotiatedCodec.find(name, in: offered) {
             guard offered.hasRTCPMux else {
-                throw .clientRemoteDescFailed("publish offer: mid '\(mid)' has no a=rtcp-mux (required, RFC 8858)")
+                throw .serverRemoteDescFailed("publish offer: mid '\(mid)' has no a=rtcp-mux (required, RFC 8858)")
             }
             let supported: NegotiatedFeedback = name == .vp8 ? .video : .audio
             result.codec = codec

@@ -43,10 +43,10 @@ public struct SubscriberOffer: Hashable, Sendable {
         var seen = Set<String>()
         for slot in slots {
             guard !slot.mid.isEmpty, !slot.mid.contains(" "), seen.insert(slot.mid).inserted else {
-                throw NegotiationError(code: 53401, message: "subscriber offer: bad or duplicate mid '\(slot.mid)'")
+                throw .serverLocalDescFailed("subscriber offer: bad or duplicate mid '\(slot.mid)'")
             }
             guard slot.kind == .audio || slot.kind == .video else {
-                throw NegotiationError(code: 53401, message: "subscriber offer: mid '\(slot.mid)' is \(slot.kind), not audio or video")
+                throw .serverLocalDescFailed("subscriber offer: mid '\(slot.mid)' is \(slot.kind), not audio or video")
             }
         }
         self.slots = slots
@@ -113,7 +113,7 @@ public struct SubscriberOffer: Hashable, Sendable {
 
 extension SubscriberOffer {
     /// Checks the size of `answerText`, parses it, and reads it against this
-    /// offer. Throws 53402 for a description over 256 KiB or one that does
+    /// offer. Throws 53403 for a description over 256 KiB or one that does
     /// not parse, and as `parseAnswer(_:previous:)` does.
     public func parseAnswer(_ answerText: String, previous: SubscriberAnswer? = nil) throws(NegotiationError) -> SubscriberAnswer {
         try parseAnswer(NegotiationChecks.parse(answerText, what: "subscriber answer"), previous: previous)
@@ -123,7 +123,7 @@ extension SubscriberOffer {
     ///
     /// - Parameter previous: the answer to the previous offer on this
     ///   connection, to tell whether the client's ICE credentials changed.
-    /// - Throws: 53402 when the answer's m-lines do not match the offer's
+    /// - Throws: 53403 when the answer's m-lines do not match the offer's
     ///   (count, order, mids, kinds), a mid repeats, an extmap ID is out of
     ///   range, an accepted m-line is outside the BUNDLE group or lacks
     ///   `a=rtcp-mux`, ICE credentials or the sha-256 fingerprint are
@@ -131,11 +131,11 @@ extension SubscriberOffer {
     public func parseAnswer(_ answer: SessionDescription, previous: SubscriberAnswer? = nil) throws(NegotiationError) -> SubscriberAnswer {
         let what = "subscriber answer"
         guard answer.media.count == slots.count else {
-            throw .clientRemoteDescFailed("\(what) has \(answer.media.count) m-lines; the offer has \(slots.count)")
+            throw .serverRemoteDescFailed("\(what) has \(answer.media.count) m-lines; the offer has \(slots.count)")
         }
         try NegotiationChecks.checkStructure(answer, what: what)
         for (slot, media) in zip(slots, answer.media) where media.mid != slot.mid || media.kind != slot.kind {
-            throw .clientRemoteDescFailed(
+            throw .serverRemoteDescFailed(
                 "\(what): m-line of mid '\(media.mid ?? "")' (\(media.kind)) answers mid '\(slot.mid)' (\(slot.kind))")
         }
         let bundled = Set(answer.bundleGroups.first?.mids ?? [])
@@ -143,7 +143,7 @@ extension SubscriberOffer {
         // 7.3.1 lets an answerer write its non-tagged m-lines that way).
         let accepted = answer.media.map { $0.port != 0 || bundled.contains($0.mid ?? "") }
         guard let taggedIndex = accepted.firstIndex(of: true) else {
-            throw .clientRemoteDescFailed("\(what) rejects every m-line")
+            throw .serverRemoteDescFailed("\(what) rejects every m-line")
         }
         // The answerer-tagged m-line is the first of its BUNDLE group.
         let tagged = answer.bundleGroups.first?.mids.first.flatMap { answer.media(withMID: $0) } ?? answer.media[taggedIndex]
@@ -153,7 +153,7 @@ extension SubscriberOffer {
         case .active, nil: role = .server  // RFC 4145 section 4: absent means active
         case .passive: role = .client
         case .actpass, .holdconn:
-            throw .clientRemoteDescFailed("\(what): a=setup must be active or passive in an answer (RFC 8842 section 5.3)")
+            throw .serverRemoteDescFailed("\(what): a=setup must be active or passive in an answer (RFC 8842 section 5.3)")
         }
 
         var negotiated: [NegotiatedMedia] = []
@@ -168,10 +168,10 @@ extension SubscriberOffer {
                 continue
             }
             guard bundled.contains(slot.mid) else {
-                throw .clientRemoteDescFailed("\(what): mid '\(slot.mid)' is accepted outside the BUNDLE group")
+                throw .serverRemoteDescFailed("\(what): mid '\(slot.mid)' is accepted outside the BUNDLE group")
             }
             guard media.hasRTCPMux else {
-                throw .clientRemoteDescFailed("\(what): mid '\(slot.mid)' has no a=rtcp-mux")
+                throw .serverRemoteDescFailed("\(what): mid '\(slot.mid)' has no a=rtcp-mux")
             }
             let video = slot.kind == .video
             let name: NegotiatedCodec.Name = video ? .vp8 : .opus

@@ -1,7 +1,7 @@
 /// A media-plane failure that ends a PeerConnection, with the protocol's
-/// code (PROTOCOL.md section 4): 53400-53403 unusable SDP, 53404 no
-/// supported codec, 53405 ICE failed or consent expired (RFC 7675: 30 s
-/// without a valid check), 53407 DTLS failed or the certificate does not
+/// code (PROTOCOL.md section 4): 53401 and 53403 SDP the server cannot
+/// create or apply, 53404 no supported codec, 53405 ICE failed or consent
+/// expired (RFC 7675: 30 s without a valid check), 53407 DTLS failed or the certificate does not
 /// match the SDP fingerprint.
 ///
 /// Control path only: the packet path drops and counts instead of throwing.
@@ -25,9 +25,18 @@ public struct WebRTCError: Error, Sendable, Equatable, CustomStringConvertible {
         WebRTCError(code: 53407, message: message)
     }
 
-    /// 53402 ClientRemoteDescFailed: the client's description cannot be used.
-    public static func clientRemoteDescFailed(_ message: String) -> WebRTCError {
-        WebRTCError(code: 53402, message: message)
+    /// 53403 ServerRemoteDescFailed: the server cannot apply the client's
+    /// description (unparsable, hostile, or contradicting itself or the
+    /// offer it answers). Twilio names codes by who fails to apply what:
+    /// 53402 is a client failing to apply the server's description.
+    public static func serverRemoteDescFailed(_ message: String) -> WebRTCError {
+        WebRTCError(code: 53403, message: message)
+    }
+
+    /// 53401 ServerLocalDescFailed: the server cannot create its own offer
+    /// or answer, or set up its side of the connection.
+    public static func serverLocalDescFailed(_ message: String) -> WebRTCError {
+        WebRTCError(code: 53401, message: message)
     }
 
     /// 53404 NoSupportedCodec: an m-line a track needs has neither Opus nor VP8.

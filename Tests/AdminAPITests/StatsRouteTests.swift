@@ -85,7 +85,7 @@ import WebRTC
         let pending = try fixture.media.answerPublish(
             participant: alice, room: roomSID, offer: Self.publishOffer(fingerprint: certificate.fingerprint),
             trackMIDs: ["0", "1"])
-        await fixture.media.applyPublish(participant: alice, room: roomSID, pending, tracks: assigned)
+        try await fixture.media.applyPublish(participant: alice, room: roomSID, pending, tracks: assigned)
         let mic = try #require(assigned.first { $0.name == "mic" }?.sid)
 
         try await fixture.app.test(.router) { client in

@@ -234,7 +234,7 @@ extension MediaPlaneScenarios {
         await session.stop()
     }
 
-    @Test func hostilePublishOffersAreRefusedWith53402() async throws {
+    @Test func hostilePublishOffersAreRefusedWith53403() async throws {
         let session = try PlaneSession(seed: 15)
         let peer = session.publisher
         let honest = peer.publishOffer(audioSSRC: SSRC(1), videoSSRC: SSRC(2))
@@ -257,16 +257,16 @@ extension MediaPlaneScenarios {
         for index in 1...100 {
             huge += videoSection.replacingOccurrences(of: "a=mid:1\r", with: "a=mid:v\(index)\r")
         }
-        #expect(try answer(huge)?.code == 53402)
+        #expect(try answer(huge)?.code == 53403)
 
         // Two m-lines with mid 0.
         let duplicate = honest.replacingOccurrences(of: "a=mid:1\r", with: "a=mid:0\r")
-        #expect(try answer(duplicate)?.code == 53402)
+        #expect(try answer(duplicate)?.code == 53403)
 
         // Extmap ID 15 in the one-byte form (RFC 8285: reserved).
         let extmap15 = honest.replacingOccurrences(
             of: "a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid", with: "a=extmap:15 urn:ietf:params:rtp-hdrext:sdes:mid")
-        #expect(try answer(extmap15)?.code == 53402)
+        #expect(try answer(extmap15)?.code == 53403)
 
         // The honest offer is still answered, and nothing was created.
         #expect(try answer(honest) == nil)

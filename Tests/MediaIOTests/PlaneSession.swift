@@ -89,7 +89,7 @@ final class PlaneSession {
         let pending = try plane.answerPublish(
             participant: publisherSID, room: room, offer: offer, trackMIDs: ["0", "1"])
         publishAnswer = pending.sdp
-        await plane.applyPublish(
+        try await plane.applyPublish(
             participant: publisherSID, room: room, pending,
             tracks: [
                 PublishedTrackAssignment(mid: "0", sid: audioTrack, name: "mic", kind: .audio, enabled: true, isNew: true),

@@ -95,7 +95,8 @@ import Testing
         Self.expectEncodes(
             SignalingError(.roomNotFound).errorMessage(id: nil),
             to: #"{"type":"error","code":53106,"message":"Room not found"}"#)
-        Self.expectEncodes(.pong, to: #"{"type":"pong"}"#)
+        Self.expectEncodes(.pong(id: nil), to: #"{"type":"pong"}"#)
+        Self.expectEncodes(.pong(id: "p1"), to: #"{"type":"pong","id":"p1"}"#)
     }
 
     @Test func messageRepliesAndDeliveryExamples() {
@@ -197,7 +198,7 @@ import Testing
                     id: nil, room: .init(sid: "", name: "", maxParticipants: 0), participant: .init(sid: "", identity: ""),
                     participants: [], sessionToken: "", reconnectWindowSeconds: 0)),
             .publishAnswer(.init(id: nil, sdp: "", tracks: [])), .subscribeOffer(.init(sdp: "", tracks: [])),
-            .ok(id: ""), .error(id: nil, code: .roomNotFound, message: ""), .pong, .messageSent(id: nil, sid: ""),
+            .ok(id: ""), .error(id: nil, code: .roomNotFound, message: ""), .pong(id: nil), .messageSent(id: nil, sid: ""),
             .messageFailed(id: nil, code: 0, reason: ""),
             .message(.init(sid: "", from: .init(sid: "", identity: ""), content: "", contentType: "", sequenceNumber: 0)),
             .participantConnected(Self.bob), .participantDisconnected(participantSid: ""),

@@ -20,13 +20,31 @@ import WebRTC
     @Test func duplicateMID() throws {
         let text = try chromium { $0.replacingOccurrences(of: "a=mid:1\r\n", with: "a=mid:0\r\n") }
         let error = try #require(answerError(text))
-        #expect(error.code == 53402)
+        #expect(error.code == 53403)
         #expect(error.message.contains("mid '0'"))
+    }
+
+    /// The video m-line declares the audio m-line's SSRC: one SSRC cannot
+    /// name two streams, so nothing could route it.
+    @Test func oneSSRCOnTwoMLines() throws {
+        let text = try chromium { text in
+            let ssrcs = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("a=ssrc:") }
+                .map { String($0.dropFirst(7).prefix { $0 != " " }) }
+            let audio = ssrcs[0]
+            let video = ssrcs.first { $0 != audio } ?? audio
+            return text.replacingOccurrences(of: "a=ssrc:\(video) ", with: "a=ssrc:\(audio) ")
+                .replacingOccurrences(of: "FID \(video) ", with: "FID \(audio) ")
+        }
+        let error = try #require(answerError(text))
+        #expect(error.code == 53403)
+        #expect(error.message.contains("SSRC"))
+        // The fixture itself, with its distinct SSRCs, is answered.
+        #expect(answerError(try chromium { $0 }) == nil)
     }
 
     @Test func missingMID() throws {
         let text = try chromium { $0.replacingOccurrences(of: "a=mid:1\r\n", with: "") }
-        #expect(answerError(text)?.code == 53402)
+        #expect(answerError(text)?.code == 53403)
     }
 
     @Test(arguments: [
@@ -42,7 +60,7 @@ import WebRTC
             if !allowMixed { text = text.replacingOccurrences(of: "a=extmap-allow-mixed\r\n", with: "") }
             return text
         }
-        #expect(answerError(text)?.code == 53402)
+        #expect(answerError(text)?.code == 53403)
     }
 
     @Test func twoByteIDsAreFineWithAllowMixed() throws {
@@ -55,7 +73,7 @@ import WebRTC
         #expect(answer.media(withMID: "0")?.headerExtensions.mid == 200)
         // Without it, the same offer is refused.
         let oneByte = text.replacingOccurrences(of: "a=extmap-allow-mixed\r\n", with: "")
-        #expect(answerError(oneByte)?.code == 53402)
+        #expect(answerError(oneByte)?.code == 53403)
     }
 
     @Test func hugeOffer() throws {
@@ -63,7 +81,7 @@ import WebRTC
         let padding = String(repeating: "a=x-padding:" + String(repeating: "p", count: 1000) + "\r\n", count: 300)
         let text = try chromium { $0 + padding }
         let error = try #require(answerError(text))
-        #expect(error.code == 53402)
+        #expect(error.code == 53403)
         #expect(error.message.contains("bytes"))
     }
 
@@ -73,6 +91,14 @@ import WebRTC
         huge.media = (0..<65).map { index in
             var media = offer.media[0]
             media.attributes = media.attributes.map { if case .mid = $0 { .mid("m\(index)") } else { $0 } }
+            // Each copy its own SSRC: one SSRC on two m-lines is refused on its own.
+            media.attributes = media.attributes.map {
+                if case .ssrc(var line) = $0 {
+                    line.ssrc = UInt32(1000 + index)
+                    return .ssrc(line)
+                }
+                return $0
+            }
             return media
         }
         huge.attributes = huge.attributes.map { if case .group = $0 { .group(.bundle((0..<65).map { "m\($0)" })) } else { $0 } }
@@ -80,7 +106,7 @@ import WebRTC
             _ = try PublishNegotiation.answer(
                 offer: huge, transport: NegotiationFixture.transport, sessionID: "1", sessionVersion: 1)
         }
-        #expect(error?.code == 53402)
+        #expect(error?.code == 53403)
         // 64 are accepted.
         huge.media.removeLast()
         let answer = try PublishNegotiation.answer(
@@ -89,44 +115,44 @@ import WebRTC
     }
 
     @Test func unparsable() {
-        #expect(answerError("hello")?.code == 53402)
-        #expect(answerError("")?.code == 53402)
+        #expect(answerError("hello")?.code == 53403)
+        #expect(answerError("")?.code == 53403)
     }
 
     @Test func noFingerprint() throws {
         let text = try chromium { $0.split(separator: "\r\n").filter { !$0.hasPrefix("a=fingerprint") }.joined(separator: "\r\n") + "\r\n" }
         let error = try #require(answerError(text))
-        #expect(error.code == 53402)
+        #expect(error.code == 53403)
         #expect(error.message.contains("fingerprint"))
     }
 
     @Test func onlySHA1Fingerprint() throws {
         let text = try chromium { $0.replacingOccurrences(of: "a=fingerprint:sha-256", with: "a=fingerprint:sha-1") }
-        #expect(answerError(text)?.code == 53402)
+        #expect(answerError(text)?.code == 53403)
     }
 
     @Test func noICECredentials() throws {
         let text = try chromium { $0.split(separator: "\r\n").filter { !$0.hasPrefix("a=ice-pwd") }.joined(separator: "\r\n") + "\r\n" }
-        #expect(answerError(text)?.code == 53402)
+        #expect(answerError(text)?.code == 53403)
     }
 
     @Test func noBundle() throws {
         let text = try chromium { $0.replacingOccurrences(of: "a=group:BUNDLE 0 1\r\n", with: "") }
         let error = try #require(answerError(text))
-        #expect(error.code == 53402)
+        #expect(error.code == 53403)
         #expect(error.message.contains("BUNDLE"))
     }
 
     @Test func noRTCPMux() throws {
         let text = try chromium { $0.replacingOccurrences(of: "a=rtcp-mux\r\n", with: "") }
         let error = try #require(answerError(text))
-        #expect(error.code == 53402)
+        #expect(error.code == 53403)
         #expect(error.message.contains("rtcp-mux"))
     }
 
     @Test func holdconn() throws {
         let text = try chromium { $0.replacingOccurrences(of: "a=setup:actpass", with: "a=setup:holdconn") }
-        #expect(answerError(text)?.code == 53402)
+        #expect(answerError(text)?.code == 53403)
     }
 
     @Test func onlyH264() throws {

@@ -67,12 +67,12 @@ import WebRTC
         let first = try answer(offerWithScreen(), previous: nil)
         // The two-m-line offer after a three-m-line one: an m-line vanished.
         let dropped = negotiationError { _ = try answer(NegotiationFixture.aiortcOffer.text(), previous: first) }
-        #expect(dropped?.code == 53402)
+        #expect(dropped?.code == 53403)
         // mids 1 and 2 swapped.
         let swapped = try offerWithScreen()
             .replacingOccurrences(of: "a=mid:1", with: "a=mid:X").replacingOccurrences(of: "a=mid:2", with: "a=mid:1")
             .replacingOccurrences(of: "a=mid:X", with: "a=mid:2")
-        #expect(negotiationError { _ = try answer(swapped, previous: first) }?.code == 53402)
+        #expect(negotiationError { _ = try answer(swapped, previous: first) }?.code == 53403)
     }
 
     @Test func iceRestart() throws {

@@ -196,7 +196,7 @@ import WebRTC
         ]
         for text in bad {
             let error = negotiationError { _ = try offer.parseAnswer(text) }
-            #expect(error?.code == 53402, "\(text.prefix(300))")
+            #expect(error?.code == 53403, "\(text.prefix(300))")
         }
     }
 }

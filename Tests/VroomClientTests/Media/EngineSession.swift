@@ -128,7 +128,7 @@ final class EngineSession: @unchecked Sendable {
             participant: publisherSID, room: room, offer: offer.sdp,
             trackMIDs: offer.tracks.map(\.mid))
         let sids = ["mic": audioTrack, "camera": videoTrack]
-        await plane.applyPublish(
+        try await plane.applyPublish(
             participant: publisherSID, room: room, pending,
             tracks: offer.tracks.map { track in
                 PublishedTrackAssignment(
