@@ -144,9 +144,17 @@ extension MediaPlaneScenarios {
         #expect(UInt64(session.received(ssrc: session.videoSSRC).count) == videoOut.downTrack.stats.packets)
         #expect(videoOut.downTrack.stats.plisReceived == 1)
         #expect(!videoOut.downTrack.hasReport)
-        // Network quality was sampled (one a second) for both.
-        #expect(publisher.networkQuality != nil)
-        #expect(subscriber.networkQuality?.level.map { (0...5).contains($0) } == true)
+        // Network quality is sampled once a second, from the connection's
+        // first sample on: on a loaded machine the subscriber's first
+        // rating may come after the figures above, so wait for it (5 s).
+        var rated = stats
+        let deadline = ContinuousClock.now + .seconds(5)
+        while rated.participants[session.subscriberSID]?.networkQuality?.level == nil, ContinuousClock.now < deadline {
+            await TestPeer.pump([session.publisher, session.subscriber], for: .milliseconds(100))
+            rated = await session.plane.roomStatistics(room: session.room)
+        }
+        #expect(rated.participants[session.publisherSID]?.networkQuality != nil)
+        #expect(rated.participants[session.subscriberSID]?.networkQuality?.level.map { (0...5).contains($0) } == true)
         await session.stop()
     }
 
