@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Persistence
 import Rooms
 
 extension AdminRoutes {
@@ -32,15 +31,16 @@ extension AdminRoutes {
     }
 
     /// `GET /v1/Rooms`: newest first, filtered and paged. The host's rooms
-    /// and history's are merged by SID (the host's record wins: it is never
-    /// behind), so the list is whole even before history catches up.
+    /// (in progress) and history's are merged by SID; the host's record
+    /// wins, since its `date_updated` moves with every join and leave while
+    /// the history's room record is written when its status changes.
     func listRooms(_ request: Request) async throws -> Response {
         let query = query(request)
         let paging = try Paging(query)
         var filters: [(String, String)] = []
-        var status: Persistence.RoomRecord.Status?
+        var status: RoomStatus?
         if let text = query["Status"] {
-            guard let parsed = Persistence.RoomRecord.Status(rawValue: text) else {
+            guard let parsed = RoomStatus(rawValue: text) else {
                 throw RESTError.invalidParameter("Status must be in-progress, completed or failed")
             }
             status = parsed

@@ -16,14 +16,14 @@ import SFU
 /// a subscribed track are null until the subscriber's first report.
 struct RoomStatsResource: Sendable {
     struct Participant: Sendable {
-        var record: Rooms.ParticipantRecord
+        var record: ParticipantRecord
         var media: ParticipantMediaStatistics?
     }
 
     var room: RoomResource
     var participants: [Participant]
     /// Every publication in the room, for names and enabled states.
-    var publications: [TrackSID: Rooms.PublishedTrackRecord]
+    var publications: [TrackSID: PublishedTrackRecord]
     var generated: Date
 
     func json(_ links: ResourceLinks) -> [String: Any] {
