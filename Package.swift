@@ -160,6 +160,17 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
 
+        // Join/leave churn against a release server (scripts/churn.sh): RSS
+        // and time per cycle must stay flat (issue 11, item 4).
+        .executableTarget(
+            name: "ChurnBenchmark",
+            dependencies: [
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/ChurnBenchmark"
+        ),
+
         .executableTarget(
             name: "SFUBenchmarks",
             dependencies: ["SFU", "WebRTC", "Packets", .product(name: "Benchmark", package: "benchmark")],

@@ -1,21 +1,23 @@
 import Foundation
 import Hummingbird
-import Persistence
 import Rooms
 
 extension AdminRoutes {
     /// `GET …/Participants`: join order, filters `Status` and `Identity`.
     /// An in-progress room defaults to `Status=connected` (Twilio's rule;
     /// the default is not written into the page URLs, which keep only the
-    /// filters the client gave).
+    /// filters the client gave). Filtered and paged by the history, which
+    /// has every session with its current status; a session still live
+    /// shows the host's record (its `date_updated` moves with every
+    /// operation, the history's with each status change).
     func listParticipants<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let query = try query(ListParticipantsQuery.self, request)
         let paging = try Paging(query)
         let room = try await findRoom(context)
         var filters: [(String, String)] = []
-        var status: Persistence.ParticipantRecord.Status?
+        var status: ParticipantStatus?
         if let text = query.status?.text {
-            guard let parsed = Persistence.ParticipantRecord.Status(rawValue: text) else {
+            guard let parsed = ParticipantStatus(rawValue: text) else {
                 throw RESTError.invalidParameter("Status must be connected, reconnecting or disconnected")
             }
             status = parsed
@@ -26,21 +28,17 @@ extension AdminRoutes {
         let identity = query.identity?.text
         if let identity { filters.append(("Identity", identity)) }
 
-        let items: [ParticipantResource]
-        let hasNext: Bool
         let roomSID = room.resource.sid
+        var live: [ParticipantSID: ParticipantRecord] = [:]
         if room.inHost {
-            let all = await host.read { service in (try? service.participants(inRoom: roomSID)) ?? [] }
-            let matching = all.map(ParticipantResource.init).filter { participant in
-                (status.map { $0.rawValue == participant.status } ?? true)
-                    && (identity.map { $0 == participant.identity } ?? true)
-            }
-            (items, hasNext) = paging.slice(matching)
-        } else {
-            let page = try await history.participants(
-                roomSid: roomSID, status: status, identity: identity, page: paging.page, pageSize: paging.pageSize)
-            (items, hasNext) = (page.items.map(ParticipantResource.init), page.hasNextPage)
+            let current = await host.read { service in (try? service.participants(inRoom: roomSID)) ?? [] }
+            for participant in current { live[participant.sid] = participant }
         }
+        let page = try await history.participants(
+            roomSID: RoomSID(unchecked: roomSID), status: status, identity: identity,
+            page: paging.page, pageSize: paging.pageSize)
+        let items = page.items.map { ParticipantResource(live[$0.sid] ?? $0) }
+        let hasNext = page.hasNextPage
         let links = links(request)
         return try JSONBody.response(paging.body(
             key: "participants", items: items.map { $0.json(links) }, hasNext: hasNext,

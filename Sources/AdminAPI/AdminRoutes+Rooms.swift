@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Persistence
 import Rooms
 
 extension AdminRoutes {
@@ -31,16 +30,18 @@ extension AdminRoutes {
         return try JSONBody.response(RoomResource(room).json(links(request)), status: .created)
     }
 
-    /// `GET /v1/Rooms`: newest first, filtered and paged. The host's rooms
-    /// and history's are merged by SID (the host's record wins: it is never
-    /// behind), so the list is whole even before history catches up.
+    /// `GET /v1/Rooms`: newest first, filtered and paged by the history,
+    /// which has every room with its current status (a room's record is
+    /// written when it is created and when its status changes). A room still
+    /// in progress shows the host's record: its `date_updated` moves with
+    /// every join and leave.
     func listRooms(_ request: Request) async throws -> Response {
         let query = try query(ListRoomsQuery.self, request)
         let paging = try Paging(query)
         var filters: [(String, String)] = []
-        var status: Persistence.RoomRecord.Status?
+        var status: RoomStatus?
         if let text = query.status?.text {
-            guard let parsed = Persistence.RoomRecord.Status(rawValue: text) else {
+            guard let parsed = RoomStatus(rawValue: text) else {
                 throw RESTError.invalidParameter("Status must be in-progress, completed or failed")
             }
             status = parsed
@@ -51,41 +52,17 @@ extension AdminRoutes {
         let after = try Self.dateFilter(query.dateCreatedAfter, "DateCreatedAfter", into: &filters)
         let before = try Self.dateFilter(query.dateCreatedBefore, "DateCreatedBefore", into: &filters)
 
-        func matches(_ room: RoomResource) -> Bool {
-            (status.map { $0.rawValue == room.status } ?? true)
-                && (uniqueName.map { $0 == room.uniqueName } ?? true)
-                && (after.map { room.dateCreated >= $0 } ?? true)
-                && (before.map { room.dateCreated < $0 } ?? true)
+        let page = try await history.rooms(
+            status: status, uniqueName: uniqueName, createdAfter: after, createdBefore: before,
+            page: paging.page, pageSize: paging.pageSize)
+        var live: [RoomSID: RoomRecord] = [:]
+        if page.items.contains(where: { $0.status == .inProgress }) {
+            for room in await host.read({ $0.allRooms() }) { live[room.sid] = room }
         }
-
-        // The merged list's first `needed` rooms are among the first
-        // `needed` of each source, so history is read no further.
-        guard let offset = paging.offset, case (let needed, false) = offset.addingReportingOverflow(paging.pageSize + 1) else {
-            return try JSONBody.response(paging.body(
-                key: "rooms", items: [RoomResource.JSON](), hasNext: false, url: listURL(request), filters: filters))
-        }
-        let inHost = await host.read { $0.allRooms() }.map(RoomResource.init)
-        var stored: [RoomResource] = []
-        var storedPage = 0
-        while true {
-            let page = try await history.rooms(
-                status: status, uniqueName: uniqueName, createdAfter: after, createdBefore: before,
-                page: storedPage, pageSize: Paging.maxPageSize)
-            stored += page.items.map(RoomResource.init)
-            guard page.hasNextPage, stored.count < needed else { break }
-            storedPage += 1
-        }
-        let hostSIDs = Set(inHost.map(\.sid))
-        // Host rooms newest first (it lists in creation order), then history's.
-        let merged = (inHost.reversed() + stored.filter { !hostSIDs.contains($0.sid) })
-            .filter(matches)
-            .enumerated()
-            .sorted { ($0.element.dateCreated, $1.offset) > ($1.element.dateCreated, $0.offset) }
-            .map(\.element)
-        let (items, hasNext) = paging.slice(merged)
         let links = links(request)
         return try JSONBody.response(paging.body(
-            key: "rooms", items: items.map { $0.json(links) }, hasNext: hasNext, url: listURL(request), filters: filters))
+            key: "rooms", items: page.items.map { RoomResource(live[$0.sid] ?? $0).json(links) },
+            hasNext: page.hasNextPage, url: listURL(request), filters: filters))
     }
 
     /// `GET /v1/Rooms/{RoomSid}`.

@@ -12,10 +12,10 @@ extension AdminRoutes {
         let room = try await findRoom(context)
         let sid = RoomSID(unchecked: room.resource.sid)
         var participants: [RoomStatsResource.Participant] = []
-        var publications: [TrackSID: Rooms.PublishedTrackRecord] = [:]
+        var publications: [TrackSID: PublishedTrackRecord] = [:]
         if room.inHost && room.resource.status == RoomStatus.inProgress.rawValue {
-            let live = await host.read { service -> ([Rooms.ParticipantRecord], [Rooms.PublishedTrackRecord]) in
-                let present = ((try? service.participants(inRoom: sid.rawValue)) ?? []).filter { $0.status != .disconnected }
+            let live = await host.read { service -> ([ParticipantRecord], [PublishedTrackRecord]) in
+                let present = (try? service.participants(inRoom: sid.rawValue)) ?? []
                 return (present, present.flatMap { service.publications(of: $0.sid) })
             }
             let media = await self.media?.roomStatistics(room: sid) ?? RoomMediaFigures()

@@ -16,7 +16,8 @@ extension AdminRoutes {
                 (try? service.publishedTracks(room: roomSID, participant: sid)) ?? []
             }.map(PublishedTrackResource.init)
         } else {
-            tracks = try await history.tracks(participantSid: participant.sid).map(PublishedTrackResource.init)
+            tracks = try await history.tracks(participantSID: ParticipantSID(unchecked: participant.sid))
+                .map(PublishedTrackResource.init)
         }
         return try trackResponse(request, key: "published_tracks", tracks: tracks, sid: \.sid, track: track) {
             $0.json(links(request))
@@ -57,22 +58,15 @@ extension AdminRoutes {
             key: key, items: items.map(json), hasNext: hasNext, url: listURL(request), filters: []))
     }
 
-    /// `GET …/SubscribeRules`. A participant known only from history has
-    /// no stored rules: `rules` and the dates are null.
+    /// `GET …/SubscribeRules`. A participant whose session ended is known
+    /// only from history, which keeps no rules: `rules` and the dates are null.
     func fetchSubscribeRules<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let room = try await findRoom(context)
         let participant = try await findParticipant(in: room, context)
         let (roomSID, sid) = (room.resource.sid, participant.sid)
         if room.inHost {
-            let found = await host.read { service in
-                Result { () throws(RoomError) -> SubscribeRulesRecord in
-                    try service.subscribeRules(room: roomSID, participant: sid)
-                }
-            }
-            switch found {
-            case .success(let record): return try JSONBody.response(SubscribeRulesResource(record).json())
-            case .failure(let error): throw RESTError(error)
-            }
+            let live = await host.read { service in try? service.subscribeRules(room: roomSID, participant: sid) }
+            if let live { return try JSONBody.response(SubscribeRulesResource(live).json()) }
         }
         return try JSONBody.response(SubscribeRulesResource(participantSID: sid, roomSID: roomSID).json())
     }

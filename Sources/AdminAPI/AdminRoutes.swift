@@ -7,12 +7,14 @@ import Signaling
 
 /// The admin REST API of PROTOCOL.md section 6, in Twilio Rooms' shape.
 ///
-/// Sources: rooms the node's `RoomHost` knows (in progress, and the
-/// completed ones it still keeps in memory) are read from the host, which
-/// is always current; anything else (rooms of earlier runs, or forgotten
-/// beyond `completedRoomsRetained`) from the `HistoryStore`. The host is
-/// asked first because history is written asynchronously: right after a
-/// REST completion the store may not have the `completed` record yet.
+/// Sources: what is live (rooms in progress, their connected and
+/// reconnecting participants, publications, subscriptions and rules) is
+/// read from the node's `RoomHost`; everything that ended (completed rooms,
+/// participants that left, rooms of earlier runs) from the `HistoryStore`,
+/// which the host's records reach in order. The host keeps nothing that
+/// ended, so its memory follows the live sessions. A store read waits for
+/// the records enqueued before it (`HistoryStore.caughtUp`), so a read
+/// right after a leave or a completion already finds its records.
 public struct AdminRoutes: Sendable {
     public let host: RoomHost
     public let history: HistoryStore
@@ -156,7 +158,7 @@ public struct AdminRoutes: Sendable {
     /// one of that name), else history's (`latestRoom`), else 53106.
     func findRoom(_ reference: String) async throws -> FoundRoom {
         let live = await host.read { service in
-            Result { () throws(RoomError) -> Rooms.RoomRecord in try service.room(reference) }
+            Result { () throws(RoomError) -> RoomRecord in try service.room(reference) }
         }
         if case .success(let room) = live { return FoundRoom(resource: RoomResource(room), inHost: true) }
         if let room = try await history.room(sid: reference) {
@@ -168,23 +170,16 @@ public struct AdminRoutes: Sendable {
         throw RESTError(.roomNotFound)
     }
 
-    /// The participant by SID or identity (its current session, else its
-    /// latest), else 53204.
+    /// The participant by SID or identity: the host's current session,
+    /// else history's (by identity its most recent session), else 53204.
     func findParticipant<Context: RequestContext>(in room: FoundRoom, _ context: Context) async throws -> ParticipantResource {
         let reference = try pathParameter(context, "participant")
         let roomSID = room.resource.sid
         if room.inHost {
-            let found = await host.read { service in
-                Result { () throws(RoomError) -> Rooms.ParticipantRecord in
-                    try service.participant(room: roomSID, reference)
-                }
-            }
-            switch found {
-            case .success(let participant): return ParticipantResource(participant)
-            case .failure(let error): throw RESTError(error)
-            }
+            let live = await host.read { service in try? service.participant(room: roomSID, reference) }
+            if let live { return ParticipantResource(live) }
         }
-        guard let participant = try await history.participant(roomSid: roomSID, sidOrIdentity: reference) else {
+        guard let participant = try await history.participant(roomSID: RoomSID(unchecked: roomSID), sidOrIdentity: reference) else {
             throw RESTError(.participantNotFound)
         }
         return ParticipantResource(participant)

@@ -1,5 +1,4 @@
 import Foundation
-import Persistence
 import Rooms
 
 /// Twilio's Participant resource (`video.v1.room.room_participant`).
@@ -15,7 +14,7 @@ struct ParticipantResource: Sendable, Equatable {
     var endTime: Date?
     var duration: Int?
 
-    init(_ participant: Rooms.ParticipantRecord) {
+    init(_ participant: ParticipantRecord) {
         sid = participant.sid.rawValue
         roomSID = participant.roomSID.rawValue
         identity = participant.identity
@@ -24,18 +23,6 @@ struct ParticipantResource: Sendable, Equatable {
         dateUpdated = participant.dateUpdated.wholeSeconds
         startTime = participant.startTime.wholeSeconds
         endTime = participant.endTime?.wholeSeconds
-        duration = participant.duration
-    }
-
-    init(_ participant: Persistence.ParticipantRecord) {
-        sid = participant.sid
-        roomSID = participant.roomSid
-        identity = participant.identity
-        status = participant.status.rawValue
-        dateCreated = participant.dateCreated
-        dateUpdated = participant.dateUpdated
-        startTime = participant.startTime
-        endTime = participant.endTime
         duration = participant.duration
     }
 

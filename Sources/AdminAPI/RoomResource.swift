@@ -1,10 +1,10 @@
 import Foundation
-import Persistence
 import Rooms
 
-/// Twilio's Room resource (`video.v1.room`), from a live room (Rooms) or
-/// from history (Persistence): the fields Vroom owns, plus every other
-/// field of the schema at Twilio's default when written out.
+/// Twilio's Room resource (`video.v1.room`) from Rooms' record (of a live
+/// room, or read back from the history): the fields Vroom owns, plus every
+/// other field of the schema at Twilio's default when written out. Dates in
+/// whole seconds, as REST prints them and the history keeps them.
 struct RoomResource: Sendable, Equatable {
     var sid: String
     var uniqueName: String
@@ -22,33 +22,18 @@ struct RoomResource: Sendable, Equatable {
     var endTime: Date?
     var duration: Int?
 
-    init(_ room: Rooms.RoomRecord) {
+    init(_ room: RoomRecord) {
         sid = room.sid.rawValue
-        uniqueName = room.uniqueName
-        status = room.status.rawValue
-        maxParticipants = room.maxParticipants
-        emptyRoomTimeout = room.emptyRoomTimeoutMinutes
-        unusedRoomTimeout = room.unusedRoomTimeoutMinutes
-        statusCallback = room.statusCallback
-        statusCallbackMethod = room.statusCallbackMethod.rawValue
-        dateCreated = room.dateCreated.wholeSeconds
-        dateUpdated = room.dateUpdated.wholeSeconds
-        endTime = room.endTime?.wholeSeconds
-        duration = room.duration
-    }
-
-    init(_ room: Persistence.RoomRecord) {
-        sid = room.sid
         uniqueName = room.uniqueName
         status = room.status.rawValue
         maxParticipants = room.maxParticipants
         emptyRoomTimeout = room.emptyRoomTimeout
         unusedRoomTimeout = room.unusedRoomTimeout
         statusCallback = room.statusCallback
-        statusCallbackMethod = room.statusCallbackMethod
-        dateCreated = room.dateCreated
-        dateUpdated = room.dateUpdated
-        endTime = room.endTime
+        statusCallbackMethod = room.statusCallbackMethod.rawValue
+        dateCreated = room.dateCreated.wholeSeconds
+        dateUpdated = room.dateUpdated.wholeSeconds
+        endTime = room.endTime?.wholeSeconds
         duration = room.duration
     }
 

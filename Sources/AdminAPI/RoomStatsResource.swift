@@ -15,14 +15,14 @@ import Rooms
 /// a subscribed track are null until the subscriber's first report.
 struct RoomStatsResource: Sendable {
     struct Participant: Sendable {
-        var record: Rooms.ParticipantRecord
+        var record: ParticipantRecord
         var media: ParticipantMediaFigures?
     }
 
     var room: RoomResource
     var participants: [Participant]
     /// Every publication in the room, for names and enabled states.
-    var publications: [TrackSID: Rooms.PublishedTrackRecord]
+    var publications: [TrackSID: PublishedTrackRecord]
     var generated: Date
 
     /// The JSON object.

@@ -1,5 +1,4 @@
 import Foundation
-import Persistence
 import Rooms
 
 /// Twilio's PublishedTrack resource (`…room_participant_published_track`).
@@ -13,21 +12,10 @@ struct PublishedTrackResource: Sendable, Equatable {
     var dateCreated: Date
     var dateUpdated: Date
 
-    init(_ track: Rooms.PublishedTrackRecord) {
+    init(_ track: PublishedTrackRecord) {
         sid = track.sid.rawValue
         participantSID = track.participantSID.rawValue
         roomSID = track.roomSID.rawValue
-        name = track.name
-        kind = track.kind.rawValue
-        enabled = track.enabled
-        dateCreated = track.dateCreated
-        dateUpdated = track.dateUpdated
-    }
-
-    init(_ track: Persistence.PublishedTrackRecord) {
-        sid = track.sid
-        participantSID = track.participantSid
-        roomSID = track.roomSid
         name = track.name
         kind = track.kind.rawValue
         enabled = track.enabled

@@ -1,6 +1,5 @@
 import Foundation
-import Persistence
-import enum Rooms.StatusCallbackEvent
+import Rooms
 
 /// One status callback (PROTOCOL.md section 6, "Status callbacks"): what
 /// happened in a room, with Twilio's parameter names. `SequenceNumber` is
@@ -13,25 +12,25 @@ public struct WebhookEvent: Sendable, Hashable {
     public var kind: Kind
     public var roomSid: String
     public var roomName: String
-    public var roomStatus: RoomRecord.Status
+    public var roomStatus: RoomStatus
     /// Seconds; sent with `room-ended`.
     public var roomDuration: Int?
     public var participantSid: String?
     public var participantIdentity: String?
-    public var participantStatus: ParticipantRecord.Status?
+    public var participantStatus: ParticipantStatus?
     /// Seconds; sent with `participant-disconnected`.
     public var participantDuration: Int?
     public var trackSid: String?
     public var trackName: String?
-    public var trackKind: PublishedTrackRecord.Kind?
+    public var trackKind: TrackKind?
     /// When it happened; sent as RFC 2822 (`Timestamp`).
     public var timestamp: Date
 
     public init(
-        kind: Kind, roomSid: String, roomName: String, roomStatus: RoomRecord.Status,
+        kind: Kind, roomSid: String, roomName: String, roomStatus: RoomStatus,
         roomDuration: Int? = nil, participantSid: String? = nil, participantIdentity: String? = nil,
-        participantStatus: ParticipantRecord.Status? = nil, participantDuration: Int? = nil,
-        trackSid: String? = nil, trackName: String? = nil, trackKind: PublishedTrackRecord.Kind? = nil,
+        participantStatus: ParticipantStatus? = nil, participantDuration: Int? = nil,
+        trackSid: String? = nil, trackName: String? = nil, trackKind: TrackKind? = nil,
         timestamp: Date
     ) {
         self.kind = kind
@@ -53,7 +52,7 @@ public struct WebhookEvent: Sendable, Hashable {
     /// and, once ended, its duration).
     public static func room(_ kind: Kind, _ room: RoomRecord, at timestamp: Date) -> WebhookEvent {
         WebhookEvent(
-            kind: kind, roomSid: room.sid, roomName: room.uniqueName, roomStatus: room.status,
+            kind: kind, roomSid: room.sid.rawValue, roomName: room.uniqueName, roomStatus: room.status,
             roomDuration: room.duration, timestamp: timestamp)
     }
 
@@ -62,8 +61,8 @@ public struct WebhookEvent: Sendable, Hashable {
         _ kind: Kind, _ participant: ParticipantRecord, in room: RoomRecord, at timestamp: Date
     ) -> WebhookEvent {
         WebhookEvent(
-            kind: kind, roomSid: room.sid, roomName: room.uniqueName, roomStatus: room.status,
-            participantSid: participant.sid, participantIdentity: participant.identity,
+            kind: kind, roomSid: room.sid.rawValue, roomName: room.uniqueName, roomStatus: room.status,
+            participantSid: participant.sid.rawValue, participantIdentity: participant.identity,
             participantStatus: participant.status, participantDuration: participant.duration,
             timestamp: timestamp)
     }
@@ -74,9 +73,9 @@ public struct WebhookEvent: Sendable, Hashable {
         in room: RoomRecord, at timestamp: Date
     ) -> WebhookEvent {
         WebhookEvent(
-            kind: kind, roomSid: room.sid, roomName: room.uniqueName, roomStatus: room.status,
-            participantSid: participant.sid, participantIdentity: participant.identity,
-            participantStatus: participant.status, trackSid: track.sid, trackName: track.name,
+            kind: kind, roomSid: room.sid.rawValue, roomName: room.uniqueName, roomStatus: room.status,
+            participantSid: participant.sid.rawValue, participantIdentity: participant.identity,
+            participantStatus: participant.status, trackSid: track.sid.rawValue, trackName: track.name,
             trackKind: track.kind, timestamp: timestamp)
     }
 

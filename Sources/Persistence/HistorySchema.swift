@@ -60,6 +60,17 @@ enum HistorySchema {
                 CREATE INDEX published_track_by_participant ON published_track(participant_sid, date_created);
                 """)
         }
+        // Persistence stores Rooms' record types as they are (issue 11): the
+        // fields the v1 rows lacked. Rows written before read a nil name and
+        // end reason, and `publisher_enabled` NULL reads as `enabled`.
+        migrator.registerMigration("v2: every field of Rooms' records") { db in
+            try db.execute(sql: """
+                ALTER TABLE participant ADD COLUMN name TEXT;
+                ALTER TABLE participant ADD COLUMN end_reason TEXT;
+                ALTER TABLE published_track ADD COLUMN publisher_enabled INTEGER;
+                ALTER TABLE published_track ADD COLUMN mid TEXT NOT NULL DEFAULT '';
+                """)
+        }
         return migrator
     }
 }

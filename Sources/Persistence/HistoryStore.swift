@@ -1,5 +1,7 @@
 import Foundation
 internal import GRDB
+import Rooms
+import Synchronization
 
 /// Room, participant and publication history in SQLite (PROTOCOL.md
 /// section 6): completed rooms stay readable through REST after they end
@@ -17,8 +19,26 @@ internal import GRDB
 ///
 /// A file database uses WAL (GRDB's `DatabasePool`): REST reads run beside
 /// a write instead of waiting for it.
+///
+/// It stores Rooms' own record types as they are (DESIGN.md: one type per
+/// concept). The room owner hands it its record events with
+/// ``record(_:completion:)``, which only enqueues; every read first waits
+/// for the writes enqueued before it, so a REST read right after a room
+/// operation sees that operation's records (the room service keeps only
+/// what is live, and REST reads everything else here).
 public final class HistoryStore: Sendable {
     private let writer: any DatabaseWriter
+    /// Reads run on other connections than writes (a file database): they
+    /// must wait for the enqueued writes first.
+    private let readsBesideWrites: Bool
+    /// Batches given to ``record(_:completion:)`` not yet written.
+    private let pendingBatches = Atomic<Int>(0)
+
+    /// At most this many batches wait for the disk: 100k batches are minutes
+    /// of a busy node's events (a join is one batch of a few records); past
+    /// that a stalled disk must not grow memory without bound, and new
+    /// batches are refused.
+    public static let maxPendingBatches = 100_000
 
     /// The path given to ``init(path:)`` (`:memory:` for a private
     /// in-memory database, used by tests).
@@ -32,10 +52,62 @@ public final class HistoryStore: Sendable {
         self.path = path
         if path == ":memory:" {
             writer = try DatabaseQueue()
+            readsBesideWrites = false
         } else {
             writer = try DatabasePool(path: path)
+            readsBesideWrites = true
         }
         try HistorySchema.migrator.migrate(writer)
+    }
+
+    // MARK: - Room events
+
+    /// Enqueues the history records among `events` (`roomRecord`,
+    /// `participantRecord`, `publishedTrackRecord`, `publishedTrackRemoved`;
+    /// the rest is not history) and returns at once: it never waits for the
+    /// disk, so the room owner may call it on its own actor. They are
+    /// written in order, one transaction per call; `completion` gets nil or
+    /// the error that rolled the batch back. Returns false, writing nothing,
+    /// when ``maxPendingBatches`` are already waiting.
+    @discardableResult
+    public func record(_ events: [RoomEvent], completion: @escaping @Sendable ((any Error)?) -> Void = { _ in }) -> Bool {
+        let writes = events.filter(\.isHistory)
+        guard !writes.isEmpty else { return true }
+        guard pendingBatches.add(1, ordering: .relaxed).newValue <= Self.maxPendingBatches else {
+            pendingBatches.subtract(1, ordering: .relaxed)
+            return false
+        }
+        writer.asyncWriteWithoutTransaction { [self] db in
+            defer { pendingBatches.subtract(1, ordering: .relaxed) }
+            do {
+                try db.inTransaction {
+                    for event in writes { try Self.apply(event, db) }
+                    return .commit
+                }
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+        return true
+    }
+
+    /// Waits until every batch enqueued before this call is written. Reads
+    /// call it first (GRDB's writer runs its work in the order it was
+    /// enqueued, so an empty write queued now runs after them).
+    public func caughtUp() async throws {
+        guard readsBesideWrites else { return }  // one queue: reads already wait
+        try await writer.writeWithoutTransaction { _ in }
+    }
+
+    private static func apply(_ event: RoomEvent, _ db: Database) throws {
+        switch event {
+        case .roomRecord(let room): try save(room: room, db)
+        case .participantRecord(let participant): try save(participant: participant, db)
+        case .publishedTrackRecord(let track): try save(track: track, db)
+        case .publishedTrackRemoved(_, _, let track): try removeTrack(sid: track, db)
+        default: break
+        }
     }
 
     // MARK: - Writes (upserts by SID)
@@ -43,94 +115,108 @@ public final class HistoryStore: Sendable {
     /// Inserts the room, or replaces every field of the stored one with the
     /// same SID.
     public func save(room: RoomRecord) async throws {
-        try await writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO room (sid, unique_name, status, type, max_participants,
-                        empty_room_timeout, unused_room_timeout, status_callback,
-                        status_callback_method, date_created, date_updated, end_time, duration)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(sid) DO UPDATE SET
-                        unique_name = excluded.unique_name, status = excluded.status,
-                        type = excluded.type, max_participants = excluded.max_participants,
-                        empty_room_timeout = excluded.empty_room_timeout,
-                        unused_room_timeout = excluded.unused_room_timeout,
-                        status_callback = excluded.status_callback,
-                        status_callback_method = excluded.status_callback_method,
-                        date_created = excluded.date_created, date_updated = excluded.date_updated,
-                        end_time = excluded.end_time, duration = excluded.duration
-                    """,
-                arguments: [
-                    room.sid, room.uniqueName, room.status.rawValue, room.type, room.maxParticipants,
-                    room.emptyRoomTimeout, room.unusedRoomTimeout, room.statusCallback,
-                    room.statusCallbackMethod, StoredDate.seconds(room.dateCreated),
-                    StoredDate.seconds(room.dateUpdated), room.endTime.map(StoredDate.seconds),
-                    room.duration,
-                ])
-        }
+        try await writer.write { db in try Self.save(room: room, db) }
+    }
+
+    private static func save(room: RoomRecord, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO room (sid, unique_name, status, type, max_participants,
+                    empty_room_timeout, unused_room_timeout, status_callback,
+                    status_callback_method, date_created, date_updated, end_time, duration)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(sid) DO UPDATE SET
+                    unique_name = excluded.unique_name, status = excluded.status,
+                    type = excluded.type, max_participants = excluded.max_participants,
+                    empty_room_timeout = excluded.empty_room_timeout,
+                    unused_room_timeout = excluded.unused_room_timeout,
+                    status_callback = excluded.status_callback,
+                    status_callback_method = excluded.status_callback_method,
+                    date_created = excluded.date_created, date_updated = excluded.date_updated,
+                    end_time = excluded.end_time, duration = excluded.duration
+                """,
+            arguments: [
+                // `type` is always `group` (Twilio's only current room type).
+                room.sid.rawValue, room.uniqueName, room.status.rawValue, "group", room.maxParticipants,
+                room.emptyRoomTimeout, room.unusedRoomTimeout, room.statusCallback,
+                room.statusCallbackMethod.rawValue, StoredDate.seconds(room.dateCreated),
+                StoredDate.seconds(room.dateUpdated), room.endTime.map(StoredDate.seconds),
+                room.duration,
+            ])
     }
 
     /// Inserts the participant, or replaces every field of the stored one
     /// with the same SID.
     public func save(participant: ParticipantRecord) async throws {
-        try await writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO participant (sid, room_sid, identity, status, date_created,
-                        date_updated, start_time, end_time, duration)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(sid) DO UPDATE SET
-                        room_sid = excluded.room_sid, identity = excluded.identity,
-                        status = excluded.status, date_created = excluded.date_created,
-                        date_updated = excluded.date_updated, start_time = excluded.start_time,
-                        end_time = excluded.end_time, duration = excluded.duration
-                    """,
-                arguments: [
-                    participant.sid, participant.roomSid, participant.identity,
-                    participant.status.rawValue, StoredDate.seconds(participant.dateCreated),
-                    StoredDate.seconds(participant.dateUpdated), StoredDate.seconds(participant.startTime),
-                    participant.endTime.map(StoredDate.seconds), participant.duration,
-                ])
-        }
+        try await writer.write { db in try Self.save(participant: participant, db) }
+    }
+
+    private static func save(participant: ParticipantRecord, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO participant (sid, room_sid, identity, name, status, date_created,
+                    date_updated, start_time, end_time, duration, end_reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(sid) DO UPDATE SET
+                    room_sid = excluded.room_sid, identity = excluded.identity, name = excluded.name,
+                    status = excluded.status, date_created = excluded.date_created,
+                    date_updated = excluded.date_updated, start_time = excluded.start_time,
+                    end_time = excluded.end_time, duration = excluded.duration,
+                    end_reason = excluded.end_reason
+                """,
+            arguments: [
+                participant.sid.rawValue, participant.roomSID.rawValue, participant.identity, participant.name,
+                participant.status.rawValue, StoredDate.seconds(participant.dateCreated),
+                StoredDate.seconds(participant.dateUpdated), StoredDate.seconds(participant.startTime),
+                participant.endTime.map(StoredDate.seconds), participant.duration,
+                participant.endReason?.rawValue,
+            ])
     }
 
     /// Inserts the publication, or replaces every field of the stored one
     /// with the same SID (e.g. `enabled` after a track-disabled).
     public func save(track: PublishedTrackRecord) async throws {
-        try await writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO published_track (sid, participant_sid, room_sid, name, kind,
-                        enabled, date_created, date_updated)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(sid) DO UPDATE SET
-                        participant_sid = excluded.participant_sid, room_sid = excluded.room_sid,
-                        name = excluded.name, kind = excluded.kind, enabled = excluded.enabled,
-                        date_created = excluded.date_created, date_updated = excluded.date_updated
-                    """,
-                arguments: [
-                    track.sid, track.participantSid, track.roomSid, track.name, track.kind.rawValue,
-                    track.enabled, StoredDate.seconds(track.dateCreated),
-                    StoredDate.seconds(track.dateUpdated),
-                ])
-        }
+        try await writer.write { db in try Self.save(track: track, db) }
+    }
+
+    private static func save(track: PublishedTrackRecord, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO published_track (sid, participant_sid, room_sid, name, kind,
+                    enabled, publisher_enabled, mid, date_created, date_updated)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(sid) DO UPDATE SET
+                    participant_sid = excluded.participant_sid, room_sid = excluded.room_sid,
+                    name = excluded.name, kind = excluded.kind, enabled = excluded.enabled,
+                    publisher_enabled = excluded.publisher_enabled, mid = excluded.mid,
+                    date_created = excluded.date_created, date_updated = excluded.date_updated
+                """,
+            arguments: [
+                track.sid.rawValue, track.participantSID.rawValue, track.roomSID.rawValue, track.name,
+                track.kind.rawValue, track.enabled, track.publisherEnabled, track.mid,
+                StoredDate.seconds(track.dateCreated), StoredDate.seconds(track.dateUpdated),
+            ])
     }
 
     /// Forgets an unpublished track: Twilio's PublishedTracks list shows
     /// current publications only. Returns whether a row was removed.
     @discardableResult
-    public func removeTrack(sid: String) async throws -> Bool {
-        try await writer.write { db in
-            try db.execute(sql: "DELETE FROM published_track WHERE sid = ?", arguments: [sid])
-            return db.changesCount > 0
-        }
+    public func removeTrack(sid: TrackSID) async throws -> Bool {
+        try await writer.write { db in try Self.removeTrack(sid: sid, db) }
+    }
+
+    @discardableResult
+    private static func removeTrack(sid: TrackSID, _ db: Database) throws -> Bool {
+        try db.execute(sql: "DELETE FROM published_track WHERE sid = ?", arguments: [sid.rawValue])
+        return db.changesCount > 0
     }
 
     // MARK: - Rooms
 
     /// The room with this SID, in any status.
     public func room(sid: String) async throws -> RoomRecord? {
-        try await writer.read { db in
+        try await caughtUp()
+        return try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM room WHERE sid = ?", arguments: [sid])
                 .map(RoomRecord.init(row:))
         }
@@ -144,7 +230,8 @@ public final class HistoryStore: Sendable {
     /// overlap in time, so the most recently created is also the most
     /// recently ended.
     public func latestRoom(uniqueName: String) async throws -> RoomRecord? {
-        try await writer.read { db in
+        try await caughtUp()
+        return try await writer.read { db in
             try Row.fetchOne(
                 db,
                 sql: """
@@ -163,7 +250,7 @@ public final class HistoryStore: Sendable {
     /// `DateCreatedBefore` ("before"). `page` counts from 0; `pageSize` is
     /// clamped to 1...1000. A page past the end is empty.
     public func rooms(
-        status: RoomRecord.Status? = nil,
+        status: RoomStatus? = nil,
         uniqueName: String? = nil,
         createdAfter: Date? = nil,
         createdBefore: Date? = nil,
@@ -178,6 +265,7 @@ public final class HistoryStore: Sendable {
         let (page, pageSize) = Self.clamp(page: page, pageSize: pageSize)
         let sql = "SELECT * FROM room \(query.whereClause) ORDER BY date_created DESC, rowid DESC"
         let arguments = query.arguments
+        try await caughtUp()
         return try await writer.read { db in
             try Self.fetchPage(db, sql: sql, arguments: arguments, page: page, pageSize: pageSize,
                                decode: RoomRecord.init(row:))
@@ -192,8 +280,8 @@ public final class HistoryStore: Sendable {
     /// The REST layer applies Twilio's default `Status=connected` for an
     /// in-progress room; this method applies only the filters given.
     public func participants(
-        roomSid: String,
-        status: ParticipantRecord.Status? = nil,
+        roomSID: RoomSID,
+        status: ParticipantStatus? = nil,
         identity: String? = nil,
         createdAfter: Date? = nil,
         createdBefore: Date? = nil,
@@ -201,7 +289,7 @@ public final class HistoryStore: Sendable {
         pageSize: Int = Page<ParticipantRecord>.defaultPageSize
     ) async throws -> Page<ParticipantRecord> {
         var query = FilteredQuery()
-        query.add("room_sid = ?", roomSid)
+        query.add("room_sid = ?", roomSID.rawValue)
         query.add("status = ?", status?.rawValue)
         query.add("identity = ?", identity)
         query.add("date_created >= ?", createdAfter.map(StoredDate.seconds))
@@ -209,6 +297,7 @@ public final class HistoryStore: Sendable {
         let (page, pageSize) = Self.clamp(page: page, pageSize: pageSize)
         let sql = "SELECT * FROM participant \(query.whereClause) ORDER BY date_created ASC, rowid ASC"
         let arguments = query.arguments
+        try await caughtUp()
         return try await writer.read { db in
             try Self.fetchPage(db, sql: sql, arguments: arguments, page: page, pageSize: pageSize,
                                decode: ParticipantRecord.init(row:))
@@ -218,8 +307,10 @@ public final class HistoryStore: Sendable {
     /// The participant `{ParticipantSid}` addresses in a room: the one with
     /// this SID, else by identity its current session (connected or
     /// reconnecting), else its most recent one.
-    public func participant(roomSid: String, sidOrIdentity: String) async throws -> ParticipantRecord? {
-        try await writer.read { db in
+    public func participant(roomSID: RoomSID, sidOrIdentity: String) async throws -> ParticipantRecord? {
+        try await caughtUp()
+        let roomSid = roomSID.rawValue
+        return try await writer.read { db in
             if let row = try Row.fetchOne(
                 db, sql: "SELECT * FROM participant WHERE room_sid = ? AND sid = ?",
                 arguments: [roomSid, sidOrIdentity])
@@ -241,20 +332,22 @@ public final class HistoryStore: Sendable {
     // MARK: - Published tracks
 
     /// A participant's publications in the order they were published.
-    public func tracks(participantSid: String) async throws -> [PublishedTrackRecord] {
-        try await writer.read { db in
+    public func tracks(participantSID: ParticipantSID) async throws -> [PublishedTrackRecord] {
+        try await caughtUp()
+        return try await writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: "SELECT * FROM published_track WHERE participant_sid = ? ORDER BY date_created, rowid",
-                arguments: [participantSid]
+                arguments: [participantSID.rawValue]
             ).map(PublishedTrackRecord.init(row:))
         }
     }
 
     /// One publication by SID.
-    public func track(sid: String) async throws -> PublishedTrackRecord? {
-        try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM published_track WHERE sid = ?", arguments: [sid])
+    public func track(sid: TrackSID) async throws -> PublishedTrackRecord? {
+        try await caughtUp()
+        return try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM published_track WHERE sid = ?", arguments: [sid.rawValue])
                 .map(PublishedTrackRecord.init(row:))
         }
     }
@@ -357,15 +450,14 @@ extension RoomRecord {
     init(row: Row) throws {
         let sid: String = try row.decode(forColumn: "sid")
         self.init(
-            sid: sid,
+            sid: RoomSID(unchecked: sid),
             uniqueName: try row.decode(forColumn: "unique_name"),
             status: try decodeEnum(row, "status", table: "room", sid: sid),
-            type: try row.decode(forColumn: "type"),
             maxParticipants: try row.decode(forColumn: "max_participants"),
             emptyRoomTimeout: try row.decode(forColumn: "empty_room_timeout"),
             unusedRoomTimeout: try row.decode(forColumn: "unused_room_timeout"),
             statusCallback: try row.decode(forColumn: "status_callback"),
-            statusCallbackMethod: try row.decode(forColumn: "status_callback_method"),
+            statusCallbackMethod: try decodeEnum(row, "status_callback_method", table: "room", sid: sid),
             dateCreated: StoredDate.date(try row.decode(forColumn: "date_created")),
             dateUpdated: StoredDate.date(try row.decode(forColumn: "date_updated")),
             endTime: (try row.decode(Int?.self, forColumn: "end_time")).map(StoredDate.date),
@@ -376,31 +468,48 @@ extension RoomRecord {
 extension ParticipantRecord {
     init(row: Row) throws {
         let sid: String = try row.decode(forColumn: "sid")
+        let endReason: String? = try row.decode(forColumn: "end_reason")
         self.init(
-            sid: sid,
-            roomSid: try row.decode(forColumn: "room_sid"),
+            sid: ParticipantSID(unchecked: sid),
+            roomSID: RoomSID(unchecked: try row.decode(forColumn: "room_sid")),
             identity: try row.decode(forColumn: "identity"),
+            name: try row.decode(forColumn: "name"),
             status: try decodeEnum(row, "status", table: "participant", sid: sid),
             dateCreated: StoredDate.date(try row.decode(forColumn: "date_created")),
             dateUpdated: StoredDate.date(try row.decode(forColumn: "date_updated")),
             startTime: StoredDate.date(try row.decode(forColumn: "start_time")),
             endTime: (try row.decode(Int?.self, forColumn: "end_time")).map(StoredDate.date),
-            duration: try row.decode(forColumn: "duration"))
+            duration: try row.decode(forColumn: "duration"),
+            endReason: endReason == nil ? nil : try decodeEnum(row, "end_reason", table: "participant", sid: sid))
     }
 }
 
 extension PublishedTrackRecord {
     init(row: Row) throws {
         let sid: String = try row.decode(forColumn: "sid")
+        let enabled: Bool = try row.decode(forColumn: "enabled")
         self.init(
-            sid: sid,
-            participantSid: try row.decode(forColumn: "participant_sid"),
-            roomSid: try row.decode(forColumn: "room_sid"),
+            sid: TrackSID(unchecked: sid),
+            participantSID: ParticipantSID(unchecked: try row.decode(forColumn: "participant_sid")),
+            roomSID: RoomSID(unchecked: try row.decode(forColumn: "room_sid")),
             name: try row.decode(forColumn: "name"),
             kind: try decodeEnum(row, "kind", table: "published_track", sid: sid),
-            enabled: try row.decode(forColumn: "enabled"),
+            enabled: enabled,
+            publisherEnabled: try row.decode(Bool?.self, forColumn: "publisher_enabled") ?? enabled,
+            mid: try row.decode(forColumn: "mid"),
             dateCreated: StoredDate.date(try row.decode(forColumn: "date_created")),
             dateUpdated: StoredDate.date(try row.decode(forColumn: "date_updated")))
+    }
+}
+
+extension RoomEvent {
+    /// A record for the history (the other events are for sessions,
+    /// webhooks and the media layer).
+    var isHistory: Bool {
+        switch self {
+        case .roomRecord, .participantRecord, .publishedTrackRecord, .publishedTrackRemoved: true
+        default: false
+        }
     }
 }
 

@@ -32,9 +32,10 @@ public enum ParticipantEndReason: String, Hashable, Sendable, CaseIterable {
     }
 }
 
-/// A participant with Twilio's fields (PROTOCOL.md section 6): what REST reads
-/// return and the history record Persistence stores (emitted as
-/// `RoomEvent.participantRecord` on every status change).
+/// A participant session with Twilio's fields (PROTOCOL.md section 6): what
+/// REST reads return and the history record Persistence stores as it is
+/// (emitted as `RoomEvent.participantRecord` on every status change). A
+/// reconnect keeps the same record; joining again makes a new one (new SID).
 public struct ParticipantRecord: Hashable, Sendable {
     public var sid: ParticipantSID
     public var roomSID: RoomSID
@@ -48,6 +49,36 @@ public struct ParticipantRecord: Hashable, Sendable {
     public var endTime: Date?
     /// Whole seconds from start to end; nil while connected or reconnecting.
     public var duration: Int?
-    /// Why it ended; nil while current.
+    /// Why it ended; nil while current (and for sessions a restart cut short).
     public var endReason: ParticipantEndReason?
+
+    public init(
+        sid: ParticipantSID, roomSID: RoomSID, identity: String, name: String? = nil,
+        status: ParticipantStatus = .connected, dateCreated: Date, dateUpdated: Date? = nil,
+        startTime: Date? = nil, endTime: Date? = nil, duration: Int? = nil, endReason: ParticipantEndReason? = nil
+    ) {
+        self.sid = sid
+        self.roomSID = roomSID
+        self.identity = identity
+        self.name = name
+        self.status = status
+        self.dateCreated = dateCreated
+        self.dateUpdated = dateUpdated ?? dateCreated
+        self.startTime = startTime ?? dateCreated
+        self.endTime = endTime
+        self.duration = duration
+        self.endReason = endReason
+    }
+
+    /// This session ended at `date`: `disconnected`, with `end_time`,
+    /// `date_updated` and `duration`.
+    public func disconnected(at date: Date, reason: ParticipantEndReason? = nil) -> ParticipantRecord {
+        var copy = self
+        copy.status = .disconnected
+        copy.endTime = date
+        copy.dateUpdated = date
+        copy.duration = wholeSeconds(from: startTime, to: date)
+        copy.endReason = reason
+        return copy
+    }
 }

@@ -33,14 +33,13 @@ extension RoomService {
     }
 
     /// `POST /v1/Rooms/{RoomSid}` with `Status=completed`: every participant
-    /// gets `disconnected` 53118, then the room ends. 53106 unknown room,
-    /// 53112 not in progress.
+    /// gets `disconnected` 53118, then the room ends. 53106 when no room of
+    /// that name or SID is in progress (the service forgets completed rooms;
+    /// REST answers 53112 for those from the history).
     public mutating func completeRoom(_ roomRef: String, now: Date) throws(RoomError) -> RoomOutcome<RoomRecord> {
         let room = try roomState(roomRef)
-        guard room.status == .inProgress else { throw .roomStatusInvalid }
         var events: [RoomEvent] = []
-        completeRoom(room.sid, at: now, events: &events)
-        let record = rooms[room.sid]?.record ?? { var r = room.record; r.status = .completed; return r }()
+        guard let record = completeRoom(room.sid, at: now, events: &events) else { throw .roomStatusInvalid }
         return RoomOutcome(value: record, events: events)
     }
 
@@ -49,10 +48,11 @@ extension RoomService {
     /// 53106 unknown room; 53204 unknown participant or one already gone.
     public mutating func removeParticipant(room roomRef: String, participant participantRef: String, now: Date) throws(RoomError) -> RoomOutcome<ParticipantRecord> {
         let participant = try participantState(room: roomRef, participantRef)
-        guard participant.isCurrent else { throw .participantNotFound }
         var events: [RoomEvent] = []
-        endParticipant(participant.sid, reason: .removedByAdmin, at: now, events: &events)
-        return RoomOutcome(value: participants[participant.sid]!.record, events: events)
+        guard let record = endParticipant(participant.sid, reason: .removedByAdmin, at: now, events: &events) else {
+            throw .participantNotFound
+        }
+        return RoomOutcome(value: record, events: events)
     }
 
     /// `POST …/SubscribeRules`: replaces a current participant's rules.
@@ -63,42 +63,43 @@ extension RoomService {
         return RoomOutcome(value: try subscribeRules(room: roomRef, participant: participant.sid.rawValue), events: events)
     }
 
-    // MARK: - REST reads
+    // MARK: - REST reads (what is live; history is Persistence's)
 
-    /// Every room the node remembers, in creation order (AdminAPI filters and pages).
+    /// The rooms in progress, in creation order.
     public func allRooms() -> [RoomRecord] {
         roomOrder.compactMap { rooms[$0]?.record }
     }
 
-    /// A room by SID or unique name: the in-progress room of that name, else
-    /// the most recently completed one. 53106 when none.
+    /// The room in progress with this unique name or SID; 53106 when none
+    /// (a completed room is history's).
     public func room(_ roomRef: String) throws(RoomError) -> RoomRecord {
         try roomState(roomRef).record
     }
 
-    /// A room's participants (every session it had), in join order.
+    /// A room's connected and reconnecting participants, in join order.
     public func participants(inRoom roomRef: String) throws(RoomError) -> [ParticipantRecord] {
-        try roomState(roomRef).all.compactMap { participants[$0]?.record }
+        try roomState(roomRef).current.compactMap { participants[$0]?.record }
     }
 
-    /// One participant by SID or identity (the identity's current session,
-    /// else its most recent one). 53106 unknown room, 53204 unknown participant.
+    /// One connected or reconnecting participant by SID or identity. 53106
+    /// unknown room, 53204 no such current participant (an ended one is
+    /// history's).
     public func participant(room roomRef: String, _ participantRef: String) throws(RoomError) -> ParticipantRecord {
         try participantState(room: roomRef, participantRef).record
     }
 
-    /// A participant's publications (none once it has left).
+    /// A current participant's publications.
     public func publishedTracks(room roomRef: String, participant participantRef: String) throws(RoomError) -> [PublishedTrackRecord] {
         let participant = try participantState(room: roomRef, participantRef)
         return participant.publications.map(participant.publishedRecord)
     }
 
-    /// What a participant receives now (with `publisherSID`).
+    /// What a current participant receives now (with `publisherSID`).
     public func subscribedTracks(room roomRef: String, participant participantRef: String) throws(RoomError) -> [SubscribedTrackRecord] {
         subscribedTracks(of: try participantState(room: roomRef, participantRef).sid)
     }
 
-    /// A participant's subscribe rules.
+    /// A current participant's subscribe rules.
     public func subscribeRules(room roomRef: String, participant participantRef: String) throws(RoomError) -> SubscribeRulesRecord {
         let participant = try participantState(room: roomRef, participantRef)
         return SubscribeRulesRecord(
@@ -108,12 +109,12 @@ extension RoomService {
 
     // MARK: - Reads for Signaling and the media layer
 
-    /// A participant's record by SID (current or ended, while remembered).
+    /// A connected or reconnecting participant's record by SID.
     public func participantRecord(_ sid: ParticipantSID) -> ParticipantRecord? {
         participants[sid]?.record
     }
 
-    /// A room's record by SID.
+    /// A room in progress's record by SID.
     public func roomRecord(_ sid: RoomSID) -> RoomRecord? {
         rooms[sid]?.record
     }
@@ -135,11 +136,16 @@ extension RoomService {
     /// Rooms in progress on the node.
     public var inProgressRoomCount: Int { inProgressByName.count }
 
+    /// Sessions the service holds in memory: the current ones plus those
+    /// ended within the last reconnect window that may still get a precise
+    /// resume answer (`EndedSession`). It follows the live participants,
+    /// never the number that came and went.
+    public var retainedSessionCount: Int { participants.count + endedSessions.count }
+
     // MARK: - Lookup internals
 
     func roomState(_ roomRef: String) throws(RoomError) -> RoomState {
         if let sid = inProgressByName[roomRef], let room = rooms[sid] { return room }
-        if let sid = completedByName[roomRef]?.last, let room = rooms[sid] { return room }
         if let sid = RoomSID(validating: roomRef), let room = rooms[sid] { return room }
         throw .roomNotFound
     }
@@ -149,11 +155,8 @@ extension RoomService {
         if let sid = ParticipantSID(validating: participantRef), let participant = participants[sid], participant.roomSID == room.sid {
             return participant
         }
-        if let sid = room.current.first(where: { participants[$0]?.identity == participantRef }) {
-            return participants[sid]!
-        }
-        if let sid = room.all.last(where: { participants[$0]?.identity == participantRef }) {
-            return participants[sid]!
+        if let participant = room.current.lazy.compactMap({ participants[$0] }).first(where: { $0.identity == participantRef }) {
+            return participant
         }
         throw .participantNotFound
     }

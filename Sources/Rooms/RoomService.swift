@@ -23,23 +23,35 @@ import Foundation
 ///   `tick` then (and re-reads `nextDeadline` after every call, since any
 ///   operation can move it). Timed-out things end at their deadline, not at
 ///   the later `now` of the tick, so history is exact however late the tick.
+/// - It holds what is live and nothing more: rooms in progress and their
+///   connected and reconnecting participants. A session that ends and a
+///   room that completes are forgotten at once (their last records went out
+///   as events, and the owner keeps the history: Persistence); only a small
+///   `EndedSession` per session ended by REST, a duplicate identity or the
+///   room's end stays for one reconnect window, to answer a late resume with
+///   its precise code. So memory and the cost of a join follow the live
+///   participants, not how many came and went (issue 11: 10,000 join/leave
+///   cycles in one room used to grow a server by 54 MB and a join ninefold).
 public struct RoomService: Sendable {
     /// The limits and timers in force.
     public let configuration: RoomServiceConfiguration
 
     var generator: any RandomNumberGenerator & Sendable
+    /// Rooms in progress.
     var rooms: [RoomSID: RoomState] = [:]
-    /// Creation order, for listing.
+    /// Creation order of `rooms`, for listing.
     var roomOrder: [RoomSID] = []
     var inProgressByName: [String: RoomSID] = [:]
-    /// Completed rooms per unique name, oldest first.
-    var completedByName: [String: [RoomSID]] = [:]
-    /// Completed rooms in completion order, for the retention limit.
-    var completedOrder: [RoomSID] = []
+    /// Connected and reconnecting participants.
     var participants: [ParticipantSID: ParticipantState] = [:]
-    /// Every session token ever issued whose participant is still known,
-    /// current or not, so a resume can be answered precisely.
+    /// The session token of each participant in `participants`.
     var tokens: [SessionToken: ParticipantSID] = [:]
+    /// Sessions that ended recently, by their last token (see `EndedSession`).
+    var endedSessions: [SessionToken: EndedSession] = [:]
+    /// The keys of `endedSessions` in the order they were added, from
+    /// `endedSessionsHead` on: forgotten from the front.
+    var endedSessionOrder: [SessionToken] = []
+    var endedSessionsHead = 0
     /// Connected + reconnecting participants on the node.
     var currentParticipantCount = 0
     /// Participants inside a reconnect window, so timers scan only them and
@@ -72,6 +84,7 @@ public struct RoomService: Sendable {
     ) throws(RoomError) -> RoomOutcome<JoinResult> {
         try NameValidation.validateRoomName(roomName)
         try NameValidation.validateIdentity(identity)
+        forgetEndedSessions(now: now)
         let existing = inProgressRoom(named: roomName)
         if let grantRoom, grantRoom != roomName {
             guard let existing, grantRoom == existing.sid.rawValue || grantRoom == existing.uniqueName else {
@@ -116,7 +129,6 @@ public struct RoomService: Sendable {
         tokens[token] = sid
         currentParticipantCount += 1
         rooms[roomSID]!.current.append(sid)
-        rooms[roomSID]!.all.append(sid)
         rooms[roomSID]!.everJoined = true
         rooms[roomSID]!.emptySince = nil
         rooms[roomSID]!.dateUpdated = now
@@ -143,18 +155,22 @@ public struct RoomService: Sendable {
     /// Signaling to close the old socket. The participant gets
     /// `subscriptionsChanged` when its subscribed set changed since the drop.
     public mutating func resume(sessionToken: SessionToken, identity: String, now: Date) throws(RoomError) -> RoomOutcome<JoinResult> {
+        forgetEndedSessions(now: now)
+        if let ended = endedSessions[sessionToken] {
+            guard ended.identity == identity else { throw .accessTokenGrantsInvalid }
+            guard rooms[ended.roomSID]?.status == .inProgress else { throw .roomNotFound }
+            switch ended.reason {
+            case .removedByAdmin: throw .participantRemoved
+            case .duplicateIdentity: throw .participantDuplicateIdentity
+            case .roomCompleted: throw .roomNotFound
+            case .left, .reconnectWindowExpired: throw .signalingConnectionDisconnected
+            }
+        }
         guard let sid = tokens[sessionToken], var participant = participants[sid],
               participant.sessionToken == sessionToken
         else { throw .signalingConnectionDisconnected }
         guard participant.identity == identity else { throw .accessTokenGrantsInvalid }
         guard rooms[participant.roomSID]?.status == .inProgress else { throw .roomNotFound }
-        switch participant.endReason {
-        case .removedByAdmin: throw .participantRemoved
-        case .duplicateIdentity: throw .participantDuplicateIdentity
-        case .roomCompleted: throw .roomNotFound
-        case .left, .reconnectWindowExpired: throw .signalingConnectionDisconnected
-        case nil: break
-        }
         if let deadline = participant.reconnectDeadline, now >= deadline { throw .signalingConnectionDisconnected }
 
         var events: [RoomEvent] = []
@@ -236,6 +252,7 @@ public struct RoomService: Sendable {
     /// and room timeouts (the room is completed). A room emptied by an
     /// expired window starts its empty-room timeout at that window's end.
     public mutating func tick(now: Date) -> [RoomEvent] {
+        forgetEndedSessions(now: now)
         var events: [RoomEvent] = []
         while true {
             var due: (date: Date, participant: ParticipantSID?, room: RoomSID?)?
@@ -308,12 +325,14 @@ public struct RoomService: Sendable {
     /// Ends a current participant's session: others are told (unless the
     /// whole room is ending), its tracks go with it (webhooks `track-removed`,
     /// no `trackUnpublished` notices), subscriptions are refreshed unless
-    /// `refresh` is false (the caller refreshes later).
+    /// `refresh` is false (the caller refreshes later). Then the service
+    /// forgets it (see `EndedSession`). Returns its last record.
+    @discardableResult
     mutating func endParticipant(
         _ sid: ParticipantSID, reason: ParticipantEndReason, at date: Date,
         events: inout [RoomEvent], roomEnding: Bool = false, refresh: Bool = true
-    ) {
-        guard var participant = participants[sid], participant.isCurrent else { return }
+    ) -> ParticipantRecord? {
+        guard var participant = participants[sid], participant.isCurrent else { return nil }
         let wasConnected = participant.status == .connected
         let roomSID = participant.roomSID
         if wasConnected, let error = reason.disconnectError {
@@ -347,13 +366,48 @@ public struct RoomService: Sendable {
             appendCallback(.trackRemoved, room: roomSID, participant: sid, track: track, at: date, events: &events)
         }
         appendCallback(.participantDisconnected, room: roomSID, participant: sid, at: date, events: &events)
+        forget(participant)
         if refresh && !roomEnding { refreshSubscriptions(in: roomSID, events: &events) }
+        return participant.record
+    }
+
+    /// Drops an ended participant from memory, keeping an `EndedSession`
+    /// when a resume could still come and deserves more than 53001.
+    mutating func forget(_ participant: ParticipantState) {
+        participants[participant.sid] = nil
+        tokens[participant.sessionToken] = nil
+        guard let reason = participant.endReason, reason.disconnectError != nil else { return }
+        let endedAt = participant.endTime ?? participant.dateUpdated
+        endedSessions[participant.sessionToken] = EndedSession(
+            identity: participant.identity, roomSID: participant.roomSID, reason: reason,
+            forgetAt: endedAt.addingTimeInterval(configuration.reconnectWindow))
+        endedSessionOrder.append(participant.sessionToken)
+    }
+
+    /// Forgets the `EndedSession`s whose time is up. They were added in end
+    /// order, so the expired ones are at the front (a timer that ends a
+    /// session at its past deadline can put one slightly out of order: it
+    /// is then forgotten with the next, at most one window late).
+    mutating func forgetEndedSessions(now: Date) {
+        while endedSessionsHead < endedSessionOrder.count {
+            let token = endedSessionOrder[endedSessionsHead]
+            if let ended = endedSessions[token], ended.forgetAt > now { break }
+            endedSessions[token] = nil
+            endedSessionsHead += 1
+        }
+        // Compact once the forgotten prefix is half the array: amortized O(1).
+        if endedSessionsHead > 64 && endedSessionsHead * 2 > endedSessionOrder.count {
+            endedSessionOrder.removeFirst(endedSessionsHead)
+            endedSessionsHead = 0
+        }
     }
 
     /// Completes an in-progress room: every participant is disconnected with
-    /// 53118, then the room ends (`room-ended`).
-    mutating func completeRoom(_ roomSID: RoomSID, at date: Date, events: inout [RoomEvent]) {
-        guard let room = rooms[roomSID], room.status == .inProgress else { return }
+    /// 53118, then the room ends (`room-ended`) and the service forgets it
+    /// (REST reads it from the history). Returns its last record.
+    @discardableResult
+    mutating func completeRoom(_ roomSID: RoomSID, at date: Date, events: inout [RoomEvent]) -> RoomRecord? {
+        guard let room = rooms[roomSID], room.status == .inProgress else { return nil }
         for sid in room.current {
             endParticipant(sid, reason: .roomCompleted, at: date, events: &events, roomEnding: true)
         }
@@ -361,29 +415,13 @@ public struct RoomService: Sendable {
         rooms[roomSID]!.endTime = date
         rooms[roomSID]!.dateUpdated = date
         rooms[roomSID]!.emptySince = nil
-        inProgressByName[room.uniqueName] = nil
-        completedByName[room.uniqueName, default: []].append(roomSID)
-        completedOrder.append(roomSID)
-        events.append(.roomRecord(rooms[roomSID]!.record))
+        let record = rooms[roomSID]!.record
+        events.append(.roomRecord(record))
         appendCallback(.roomEnded, room: roomSID, at: date, events: &events)
-        evictCompletedRooms()
-    }
-
-    /// Forgets the oldest completed rooms beyond `completedRoomsRetained`,
-    /// with their participants and session tokens.
-    mutating func evictCompletedRooms() {
-        while completedOrder.count > max(0, configuration.completedRoomsRetained) {
-            let roomSID = completedOrder.removeFirst()
-            guard let room = rooms.removeValue(forKey: roomSID) else { continue }
-            roomOrder.removeAll { $0 == roomSID }
-            completedByName[room.uniqueName]?.removeAll { $0 == roomSID }
-            if completedByName[room.uniqueName]?.isEmpty == true { completedByName[room.uniqueName] = nil }
-            for sid in room.all {
-                if let participant = participants.removeValue(forKey: sid) {
-                    tokens[participant.sessionToken] = nil
-                }
-            }
-        }
+        rooms[roomSID] = nil
+        roomOrder.removeAll { $0 == roomSID }
+        inProgressByName[room.uniqueName] = nil
+        return record
     }
 
     /// Appends a status callback when the room has a `StatusCallback`,
@@ -400,7 +438,7 @@ public struct RoomService: Sendable {
             roomDuration: wholeSeconds(from: room.dateCreated, to: room.endTime ?? date),
             participantSID: participant?.sid, participantIdentity: participant?.identity,
             participantStatus: participant?.status,
-            participantDuration: participant?.endTime.map { wholeSeconds(from: participant!.dateCreated, to: $0) },
+            participantDuration: participant.flatMap { p in p.endTime.map { wholeSeconds(from: p.dateCreated, to: $0) } },
             trackSID: track?.sid, trackName: track?.name, trackKind: track?.kind,
             sequenceNumber: room.nextCallbackSequence, timestamp: date)
         rooms[roomSID]!.nextCallbackSequence += 1

@@ -28,10 +28,6 @@ public struct RoomServiceConfiguration: Equatable, Sendable {
     public var maxMessagesPerWindow = 10
     /// The rolling window of the message rate limit (60 s).
     public var messageRateWindow: TimeInterval = 60
-    /// Completed rooms kept in memory for REST reads and resume answers; the
-    /// oldest are forgotten beyond this (Persistence keeps the full history).
-    public var completedRoomsRetained = 1_000
-
     /// The defaults of PROTOCOL.md.
     public init() {}
 }

@@ -11,8 +11,9 @@ struct Publication: Sendable {
     var dateUpdated: Date
 }
 
-/// One participant session (internal). Kept after it ends, for REST reads and
-/// so a late resume gets the precise code (53001, 53106, 53205, 53216).
+/// One live participant session (internal): connected or reconnecting. The
+/// service forgets it when it ends; its last record is in the history
+/// (Persistence) and, for a while, an `EndedSession` answers a late resume.
 struct ParticipantState: Sendable {
     let sid: ParticipantSID
     let roomSID: RoomSID
@@ -82,23 +83,26 @@ struct ParticipantState: Sendable {
     }
 }
 
-/// One room (internal; REST sees `RoomRecord`).
+/// One room in progress (internal; REST sees `RoomRecord`). The service
+/// forgets it when it completes; its last record is in the history.
 struct RoomState: Sendable {
     let sid: RoomSID
     let uniqueName: String
     var status: RoomStatus = .inProgress
     let maxParticipants: Int
+    /// The empty-room timer (seconds: configuration may make it shorter than
+    /// the minute REST counts in).
     let emptyRoomTimeout: TimeInterval
+    /// The unused-room timer (seconds, as above).
     let unusedRoomTimeout: TimeInterval
     let statusCallback: String?
     let statusCallbackMethod: StatusCallbackMethod
     let dateCreated: Date
     var dateUpdated: Date
     var endTime: Date?
-    /// Connected and reconnecting participants, in join order.
+    /// Connected and reconnecting participants, in join order. Ended
+    /// sessions are not kept: REST reads them from the history.
     var current: [ParticipantSID] = []
-    /// Every session the room had, in join order (history for REST reads).
-    var all: [ParticipantSID] = []
     /// When the room last became empty after someone had joined.
     var emptySince: Date?
     var everJoined = false
@@ -115,11 +119,28 @@ struct RoomState: Sendable {
     var record: RoomRecord {
         RoomRecord(
             sid: sid, uniqueName: uniqueName, status: status, maxParticipants: maxParticipants,
-            emptyRoomTimeout: emptyRoomTimeout, unusedRoomTimeout: unusedRoomTimeout,
+            emptyRoomTimeout: RoomRecord.minutes(emptyRoomTimeout),
+            unusedRoomTimeout: RoomRecord.minutes(unusedRoomTimeout),
             statusCallback: statusCallback, statusCallbackMethod: statusCallbackMethod,
             dateCreated: dateCreated, dateUpdated: dateUpdated, endTime: endTime,
             duration: endTime.map { wholeSeconds(from: dateCreated, to: $0) })
     }
+}
+
+/// What the service remembers of a session that ended other than by `leave`
+/// or an expired window, so that a resume arriving after it still gets the
+/// precise code (PROTOCOL.md 3.6: 53106 room ended, 53205 replaced, 53216
+/// removed by REST) instead of 53001. Kept for one reconnect window after
+/// the end: a participant that was reconnecting when its session ended had
+/// at most that long left to resume (its own window), and one that was
+/// connected was told over its socket. After that a resume gets 53001, as
+/// for any unknown token.
+struct EndedSession: Sendable {
+    let identity: String
+    let roomSID: RoomSID
+    let reason: ParticipantEndReason
+    /// When it is forgotten (end + reconnect window).
+    let forgetAt: Date
 }
 
 /// Whole seconds between two dates, never negative.

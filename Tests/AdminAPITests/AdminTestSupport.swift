@@ -96,16 +96,17 @@ struct AdminFixture {
 
     /// The rooms' clock stands still during a test, so durations and dates
     /// do not depend on how loaded the machine is (`duration` reads 0).
-    let host: RoomHost = {
-        let frozen = Date()
-        return RoomHost(clock: { frozen })
-    }()
+    /// Its records reach the history as in the server (`RoomEventRecorder`).
+    let host: RoomHost
     let history: HistoryStore
     let routes: AdminRoutes
     let router = Router()
 
     init(publicURL: String? = AdminFixture.base) throws {
-        history = try HistoryStore(path: ":memory:")
+        let history = try HistoryStore(path: ":memory:")
+        self.history = history
+        let frozen = Date()
+        host = RoomHost(clock: { frozen }, eventSink: { history.record($0) })
         routes = AdminRoutes(
             host: host, history: history,
             configuration: AdminConfiguration(apiKey: Self.key, apiSecret: Self.secret, publicURL: publicURL))

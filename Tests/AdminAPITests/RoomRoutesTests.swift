@@ -213,11 +213,11 @@ import Node
     @Test func historyRoomsFromAnEarlierRunAreReadAndListed() async throws {
         let fixture = try AdminFixture()
         let created = Date(timeIntervalSince1970: 1_763_700_000)
-        let old = Persistence.RoomRecord(sid: "RM" + String(repeating: "a", count: 32), uniqueName: "yesterday", dateCreated: created)
+        let old = RoomRecord(sid: RoomSID(unchecked: "RM" + String(repeating: "a", count: 32)), uniqueName: "yesterday", dateCreated: created)
             .ended(.failed, at: created.addingTimeInterval(90))
         try await fixture.history.save(room: old)
-        try await fixture.history.save(participant: Persistence.ParticipantRecord(
-            sid: "PA" + String(repeating: "b", count: 32), roomSid: old.sid, identity: "zoe", dateCreated: created
+        try await fixture.history.save(participant: ParticipantRecord(
+            sid: ParticipantSID(unchecked: "PA" + String(repeating: "b", count: 32)), roomSID: old.sid, identity: "zoe", dateCreated: created
         ).disconnected(at: created.addingTimeInterval(60)))
         try await fixture.app.test(.router) { client in
             let fetched = try await client.call(.get, "/v1/Rooms/yesterday")

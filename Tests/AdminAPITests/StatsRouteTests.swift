@@ -18,17 +18,18 @@ import WebRTC
     /// A host, an in-memory history, a media plane and the admin routes
     /// reading both.
     struct Fixture {
-        let host: RoomHost = {
-            let frozen = Date()
-            return RoomHost(clock: { frozen })
-        }()
+        /// Its records reach the history as in the server.
+        let host: RoomHost
         let history: HistoryStore
         let plane: MediaPlane
         let media: RoomMedia
         let router = Router()
 
         init() throws {
-            history = try HistoryStore(path: ":memory:")
+            let history = try HistoryStore(path: ":memory:")
+            self.history = history
+            let frozen = Date()
+            host = RoomHost(clock: { frozen }, eventSink: { history.record($0) })
             plane = try MediaPlane(
                 configuration: MediaConfiguration(bindAddress: "127.0.0.1", basePort: 0, workers: 1),
                 logger: Logger(label: "test.media"), events: { _ in })

@@ -1,6 +1,6 @@
 import AdminAPI
 import Foundation
-import Persistence
+import Rooms
 import Testing
 import Node
 
@@ -17,7 +17,7 @@ private func configuration(
 }
 
 private func room(_ sid: String) -> RoomRecord {
-    RoomRecord(sid: sid, uniqueName: "name-\(sid)", dateCreated: t0)
+    RoomRecord(sid: RoomSID(unchecked: sid), uniqueName: "name-\(sid)", dateCreated: t0)
 }
 
 /// `count` events of one room: room-created, then participants connecting.
@@ -28,7 +28,7 @@ private func events(_ roomSid: String, count: Int) -> [WebhookEvent] {
             ? WebhookEvent.room(.roomCreated, r, at: t0)
             : WebhookEvent.participant(
                 .participantConnected,
-                ParticipantRecord(sid: "PA\(n)", roomSid: roomSid, identity: "user-\(n)", dateCreated: t0),
+                ParticipantRecord(sid: ParticipantSID(unchecked: "PA\(n)"), roomSID: RoomSID(unchecked: roomSid), identity: "user-\(n)", dateCreated: t0),
                 in: r, at: t0.addingTimeInterval(Double(n)))
     }
 }

@@ -1,6 +1,6 @@
 @testable import AdminAPI
 import Foundation
-import Persistence
+import Rooms
 import Testing
 import Node
 
@@ -40,12 +40,12 @@ let t0 = Date(timeIntervalSince1970: 1_795_257_000)
     }
 
     @Test func eventParametersAreSortedAndOmitAbsentOnes() {
-        let room = RoomRecord(sid: "RM1", uniqueName: "standup", dateCreated: t0)
+        let room = RoomRecord(sid: RoomSID(unchecked: "RM1"), uniqueName: "standup", dateCreated: t0)
         let created = WebhookEvent.room(.roomCreated, room, at: t0).parameters(sequenceNumber: 0)
         #expect(created.map(\.name) == ["RoomName", "RoomSid", "RoomStatus", "SequenceNumber", "StatusCallbackEvent", "Timestamp"])
         #expect(created.map(\.value) == ["standup", "RM1", "in-progress", "0", "room-created", "Sat, 21 Nov 2026 10:30:00 +0000"])
 
-        let alice = ParticipantRecord(sid: "PA1", roomSid: "RM1", identity: "alice", dateCreated: t0)
+        let alice = ParticipantRecord(sid: ParticipantSID(unchecked: "PA1"), roomSID: RoomSID(unchecked: "RM1"), identity: "alice", dateCreated: t0)
             .disconnected(at: t0.addingTimeInterval(42))
         let left = WebhookEvent.participant(.participantDisconnected, alice, in: room, at: t0).parameters(sequenceNumber: 7)
         #expect(Dictionary(uniqueKeysWithValues: left.map { ($0.name, $0.value) }) == [
@@ -55,7 +55,7 @@ let t0 = Date(timeIntervalSince1970: 1_795_257_000)
             "StatusCallbackEvent": "participant-disconnected", "Timestamp": "Sat, 21 Nov 2026 10:30:00 +0000",
         ])
 
-        let track = PublishedTrackRecord(sid: "MT1", participantSid: "PA1", roomSid: "RM1", name: "cam", kind: .video, dateCreated: t0)
+        let track = PublishedTrackRecord(sid: TrackSID(unchecked: "MT1"), participantSID: ParticipantSID(unchecked: "PA1"), roomSID: RoomSID(unchecked: "RM1"), name: "cam", kind: .video, dateCreated: t0)
         let added = WebhookEvent.track(.trackAdded, track, of: alice, in: room, at: t0).parameters(sequenceNumber: 1)
         #expect(added.first { $0.name == "TrackKind" }?.value == "video")
         #expect(added.first { $0.name == "TrackName" }?.value == "cam")

@@ -1,16 +1,17 @@
 import Foundation
 import Persistence
+import Rooms
 import Testing
 
 /// 2026-11-21 10:30:00 UTC, a whole second.
 private let t0 = Date(timeIntervalSince1970: 1_795_257_000)
 
-private func room(_ n: Int, name: String? = nil, status: RoomRecord.Status = .completed, createdAt: Date? = nil) -> RoomRecord {
+private func room(_ n: Int, name: String? = nil, status: RoomStatus = .completed, createdAt: Date? = nil) -> RoomRecord {
     let created = createdAt ?? t0.addingTimeInterval(Double(n) * 60)
     var record = RoomRecord(
-        sid: String(format: "RM%032lx", n), uniqueName: name ?? "room-\(n)", status: .inProgress,
+        sid: RoomSID(unchecked: String(format: "RM%032lx", n)), uniqueName: name ?? "room-\(n)", status: .inProgress,
         maxParticipants: 10 + n, emptyRoomTimeout: 3, unusedRoomTimeout: 7,
-        statusCallback: "https://example.invalid/hook?room=\(n)", statusCallbackMethod: "GET",
+        statusCallback: "https://example.invalid/hook?room=\(n)", statusCallbackMethod: .get,
         dateCreated: created)
     if status != .inProgress {
         record = record.ended(status, at: created.addingTimeInterval(30))
@@ -18,9 +19,9 @@ private func room(_ n: Int, name: String? = nil, status: RoomRecord.Status = .co
     return record
 }
 
-private func participant(_ n: Int, room: RoomRecord, identity: String? = nil, status: ParticipantRecord.Status = .connected, at offset: Double = 0) -> ParticipantRecord {
+private func participant(_ n: Int, room: RoomRecord, identity: String? = nil, status: ParticipantStatus = .connected, at offset: Double = 0) -> ParticipantRecord {
     ParticipantRecord(
-        sid: String(format: "PA%032lx", n), roomSid: room.sid, identity: identity ?? "user-\(n)",
+        sid: ParticipantSID(unchecked: String(format: "PA%032lx", n)), roomSID: room.sid, identity: identity ?? "user-\(n)",
         status: status, dateCreated: room.dateCreated.addingTimeInterval(Double(n) + offset))
 }
 
@@ -37,8 +38,8 @@ private func temporaryDirectory() throws -> URL {
         let ended = room(2, status: .completed)
         try await store.save(room: inProgress)
         try await store.save(room: ended)
-        #expect(try await store.room(sid: inProgress.sid) == inProgress)
-        #expect(try await store.room(sid: ended.sid) == ended)
+        #expect(try await store.room(sid: inProgress.sid.rawValue) == inProgress)
+        #expect(try await store.room(sid: ended.sid.rawValue) == ended)
         #expect(ended.endTime != nil && ended.duration == 30)
         #expect(try await store.room(sid: "RMmissing") == nil)
     }
@@ -49,7 +50,7 @@ private func temporaryDirectory() throws -> URL {
         try await store.save(room: started)
         let ended = started.ended(.completed, at: t0.addingTimeInterval(600))
         try await store.save(room: ended)
-        let fetched = try #require(try await store.room(sid: started.sid))
+        let fetched = try #require(try await store.room(sid: started.sid.rawValue))
         #expect(fetched.status == .completed)
         #expect(fetched.duration == 600 - 60)
         #expect(try await store.rooms().items.count == 1)
@@ -61,7 +62,7 @@ private func temporaryDirectory() throws -> URL {
         record.dateCreated = t0.addingTimeInterval(0.999)
         record.dateUpdated = t0.addingTimeInterval(-0.25)
         try await store.save(room: record)
-        let fetched = try #require(try await store.room(sid: record.sid))
+        let fetched = try #require(try await store.room(sid: record.sid.rawValue))
         #expect(fetched.dateCreated == t0)
         #expect(fetched.dateUpdated == t0.addingTimeInterval(-1))
     }
@@ -73,27 +74,27 @@ private func temporaryDirectory() throws -> URL {
         let gone = participant(2, room: r, identity: "bob").disconnected(at: r.dateCreated.addingTimeInterval(90))
         try await store.save(participant: alice)
         try await store.save(participant: gone)
-        #expect(try await store.participant(roomSid: r.sid, sidOrIdentity: alice.sid) == alice)
-        #expect(try await store.participant(roomSid: r.sid, sidOrIdentity: "bob") == gone)
+        #expect(try await store.participant(roomSID: r.sid, sidOrIdentity: alice.sid.rawValue) == alice)
+        #expect(try await store.participant(roomSID: r.sid, sidOrIdentity: "bob") == gone)
         #expect(gone.duration == 88)
 
         let audio = PublishedTrackRecord(
-            sid: String(format: "MT%032lx", 1), participantSid: alice.sid, roomSid: r.sid,
+            sid: TrackSID(unchecked: String(format: "MT%032lx", 1)), participantSID: alice.sid, roomSID: r.sid,
             name: "mic", kind: .audio, dateCreated: alice.startTime)
         var video = PublishedTrackRecord(
-            sid: String(format: "MT%032lx", 2), participantSid: alice.sid, roomSid: r.sid,
+            sid: TrackSID(unchecked: String(format: "MT%032lx", 2)), participantSID: alice.sid, roomSID: r.sid,
             name: "camera", kind: .video, dateCreated: alice.startTime.addingTimeInterval(1))
         try await store.save(track: audio)
         try await store.save(track: video)
         video.enabled = false
         video.dateUpdated = video.dateCreated.addingTimeInterval(5)
         try await store.save(track: video)
-        #expect(try await store.tracks(participantSid: alice.sid) == [audio, video])
+        #expect(try await store.tracks(participantSID: alice.sid) == [audio, video])
         #expect(try await store.track(sid: video.sid)?.enabled == false)
         #expect(try await store.removeTrack(sid: audio.sid))
         #expect(try await !store.removeTrack(sid: audio.sid))
-        #expect(try await store.tracks(participantSid: alice.sid) == [video])
-        #expect(try await store.tracks(participantSid: gone.sid).isEmpty)
+        #expect(try await store.tracks(participantSID: alice.sid) == [video])
+        #expect(try await store.tracks(participantSID: gone.sid).isEmpty)
     }
 
     @Test func participantByIdentityPrefersTheCurrentSession() async throws {
@@ -103,13 +104,13 @@ private func temporaryDirectory() throws -> URL {
         let current = participant(2, room: r, identity: "alice", status: .reconnecting)
         let later = participant(3, room: r, identity: "alice").disconnected(at: r.dateCreated.addingTimeInterval(9))
         for p in [first, current, later] { try await store.save(participant: p) }
-        #expect(try await store.participant(roomSid: r.sid, sidOrIdentity: "alice")?.sid == current.sid)
+        #expect(try await store.participant(roomSID: r.sid, sidOrIdentity: "alice")?.sid == current.sid)
         try await store.save(participant: current.disconnected(at: r.dateCreated.addingTimeInterval(20)))
         // All ended: the most recent session.
-        #expect(try await store.participant(roomSid: r.sid, sidOrIdentity: "alice")?.sid == later.sid)
+        #expect(try await store.participant(roomSID: r.sid, sidOrIdentity: "alice")?.sid == later.sid)
         // SID lookups stay within the room.
-        #expect(try await store.participant(roomSid: "RMother", sidOrIdentity: first.sid) == nil)
-        #expect(try await store.participant(roomSid: r.sid, sidOrIdentity: "nobody") == nil)
+        #expect(try await store.participant(roomSID: RoomSID(unchecked: "RMother"), sidOrIdentity: first.sid.rawValue) == nil)
+        #expect(try await store.participant(roomSID: r.sid, sidOrIdentity: "nobody") == nil)
     }
 
     @Test func latestRoomPrefersInProgressThenMostRecentEnded() async throws {
@@ -194,15 +195,15 @@ private func temporaryDirectory() throws -> URL {
         try await store.save(participant: participant(9, room: other))
         try await store.save(participant: people[4].disconnected(at: t0.addingTimeInterval(500)))
 
-        #expect(try await store.participants(roomSid: r.sid).items.map(\.sid) == people.map(\.sid))
-        #expect(try await store.participants(roomSid: r.sid, status: .connected).items.map(\.sid) == [0, 1, 3].map { people[$0].sid })
-        #expect(try await store.participants(roomSid: r.sid, status: .reconnecting).items.map(\.sid) == [people[2].sid])
-        #expect(try await store.participants(roomSid: r.sid, status: .disconnected).items.map(\.sid) == [people[4].sid])
-        #expect(try await store.participants(roomSid: r.sid, identity: "user-1").items.map(\.sid) == [people[1].sid, people[3].sid])
-        let page1 = try await store.participants(roomSid: r.sid, page: 1, pageSize: 2)
+        #expect(try await store.participants(roomSID: r.sid).items.map(\.sid) == people.map(\.sid))
+        #expect(try await store.participants(roomSID: r.sid, status: .connected).items.map(\.sid) == [0, 1, 3].map { people[$0].sid })
+        #expect(try await store.participants(roomSID: r.sid, status: .reconnecting).items.map(\.sid) == [people[2].sid])
+        #expect(try await store.participants(roomSID: r.sid, status: .disconnected).items.map(\.sid) == [people[4].sid])
+        #expect(try await store.participants(roomSID: r.sid, identity: "user-1").items.map(\.sid) == [people[1].sid, people[3].sid])
+        let page1 = try await store.participants(roomSID: r.sid, page: 1, pageSize: 2)
         #expect(page1.items.map(\.sid) == [people[2].sid, people[3].sid] && page1.hasNextPage)
-        #expect(try await store.participants(roomSid: "RMnone").items.isEmpty)
-        #expect(try await store.participants(roomSid: r.sid, createdAfter: people[3].dateCreated).items.count == 2)
+        #expect(try await store.participants(roomSID: RoomSID(unchecked: "RMnone")).items.isEmpty)
+        #expect(try await store.participants(roomSID: r.sid, createdAfter: people[3].dateCreated).items.count == 2)
     }
 
     @Test func restartMarksInProgressRoomsFailedAndLeavesCompletedOnes() async throws {
@@ -226,28 +227,28 @@ private func temporaryDirectory() throws -> URL {
         let restartedAt = live.dateCreated.addingTimeInterval(3_600)
         let store = try HistoryStore(path: path)
         let changed = try await store.markInterrupted(now: restartedAt)
-        #expect(changed.roomSids == [live.sid])
+        #expect(changed.roomSids == [live.sid.rawValue])
         #expect(changed.participantCount == 2)
 
-        let failed = try #require(try await store.room(sid: live.sid))
+        let failed = try #require(try await store.room(sid: live.sid.rawValue))
         #expect(failed.status == .failed)
         #expect(failed.endTime == restartedAt)
         #expect(failed.dateUpdated == restartedAt)
         #expect(failed.duration == 3_600)
-        #expect(try await store.room(sid: done.sid) == done)
+        #expect(try await store.room(sid: done.sid.rawValue) == done)
 
-        let a = try #require(try await store.participant(roomSid: live.sid, sidOrIdentity: alice.sid))
-        let b = try #require(try await store.participant(roomSid: live.sid, sidOrIdentity: bob.sid))
+        let a = try #require(try await store.participant(roomSID: live.sid, sidOrIdentity: alice.sid.rawValue))
+        let b = try #require(try await store.participant(roomSID: live.sid, sidOrIdentity: bob.sid.rawValue))
         #expect(a.status == .disconnected && a.endTime == restartedAt && a.duration == 3_599)
         #expect(b.status == .disconnected && b.endTime == restartedAt)
-        #expect(try await store.participant(roomSid: live.sid, sidOrIdentity: carol.sid) == carol)
-        #expect(try await store.participant(roomSid: done.sid, sidOrIdentity: dave.sid) == dave)
+        #expect(try await store.participant(roomSID: live.sid, sidOrIdentity: carol.sid.rawValue) == carol)
+        #expect(try await store.participant(roomSID: done.sid, sidOrIdentity: dave.sid.rawValue) == dave)
         #expect(try await store.rooms(status: .inProgress).items.isEmpty)
 
         // A second restart changes nothing more.
         let again = try await HistoryStore(path: path).markInterrupted(now: restartedAt.addingTimeInterval(60))
         #expect(again.roomSids.isEmpty && again.participantCount == 0)
-        #expect(try await store.room(sid: live.sid)?.endTime == restartedAt)
+        #expect(try await store.room(sid: live.sid.rawValue)?.endTime == restartedAt)
     }
 
     @Test func restartDeletesThePublicationsOfInterruptedParticipantsOnly() async throws {
@@ -260,14 +261,14 @@ private func temporaryDirectory() throws -> URL {
         for p in [alice, bob, carol] { try await store.save(participant: p) }
         for (n, p) in [alice, bob, carol].enumerated() {
             try await store.save(track: PublishedTrackRecord(
-                sid: String(format: "MT%032lx", n + 1), participantSid: p.sid, roomSid: live.sid,
+                sid: TrackSID(unchecked: String(format: "MT%032lx", n + 1)), participantSID: p.sid, roomSID: live.sid,
                 name: "mic", kind: .audio, dateCreated: p.startTime))
         }
         let changed = try await store.markInterrupted(now: live.dateCreated.addingTimeInterval(60))
         #expect(changed.participantCount == 2)
-        #expect(try await store.tracks(participantSid: alice.sid).isEmpty)
-        #expect(try await store.tracks(participantSid: bob.sid).isEmpty)
-        #expect(try await store.tracks(participantSid: carol.sid).count == 1)
+        #expect(try await store.tracks(participantSID: alice.sid).isEmpty)
+        #expect(try await store.tracks(participantSID: bob.sid).isEmpty)
+        #expect(try await store.tracks(participantSID: carol.sid).count == 1)
     }
 
     @Test func openingTheSameFileAgainKeepsData() async throws {
@@ -288,18 +289,19 @@ private func temporaryDirectory() throws -> URL {
 
     @Test func everyStatusAndKindRoundTrips() async throws {
         let store = try HistoryStore(path: ":memory:")
-        for (n, status) in RoomRecord.Status.allCases.enumerated() {
+        for (n, status) in RoomStatus.allCases.enumerated() {
             try await store.save(room: room(n, status: status))
-            #expect(try await store.room(sid: room(n).sid)?.status == status)
+            #expect(try await store.room(sid: room(n).sid.rawValue)?.status == status)
         }
         let r = room(9, status: .inProgress)
-        for (n, status) in ParticipantRecord.Status.allCases.enumerated() {
+        for (n, status) in ParticipantStatus.allCases.enumerated() {
             try await store.save(participant: participant(n, room: r, status: status))
-            #expect(try await store.participant(roomSid: r.sid, sidOrIdentity: "user-\(n)")?.status == status)
+            #expect(try await store.participant(roomSID: r.sid, sidOrIdentity: "user-\(n)")?.status == status)
         }
-        for (n, kind) in PublishedTrackRecord.Kind.allCases.enumerated() {
+        for (n, kind) in TrackKind.allCases.enumerated() {
             let track = PublishedTrackRecord(
-                sid: "MT\(n)", participantSid: "PA", roomSid: r.sid, name: "t\(n)", kind: kind, enabled: n == 1,
+                sid: TrackSID(unchecked: "MT\(n)"), participantSID: ParticipantSID(unchecked: "PA"), roomSID: r.sid,
+                name: "t\(n)", kind: kind, enabled: n == 1,
                 dateCreated: t0)
             try await store.save(track: track)
             #expect(try await store.track(sid: track.sid) == track)

@@ -32,7 +32,6 @@ import VroomTesting
                 $0.maxParticipantsLimit = 5
                 $0.emptyRoomTimeout = 60
                 $0.unusedRoomTimeout = 90
-                $0.completedRoomsRetained = 4
             }, seed: seed)
         }
 
@@ -163,6 +162,11 @@ import VroomTesting
                 #expect(room.current.count <= room.maxParticipants, "\(where_)")
             }
             #expect(currentCount == service.participantCount, "\(where_)")
+            // Only what is live is kept: rooms in progress, current sessions
+            // and their tokens (ended ones are history's).
+            #expect(service.rooms.values.allSatisfy { $0.status == .inProgress }, "\(where_)")
+            #expect(service.participants.count == currentCount, "\(where_)")
+            #expect(service.tokens.count == currentCount, "\(where_)")
             #expect(currentCount <= 9, "\(where_)")
             for participant in service.participants.values {
                 #expect(participant.isCurrent == seen.contains(participant.sid), "\(where_)")
@@ -248,5 +252,6 @@ import VroomTesting
         driver.check(events: events, before: before)
         #expect(driver.service.participantCount == 0)
         #expect(driver.service.nextDeadline == nil)
+        #expect(driver.service.rooms.isEmpty && driver.service.retainedSessionCount == 0, "seed \(seed)")
     }
 }
