@@ -40,6 +40,17 @@ struct MediaDirectory: Sendable {
         return Dictionary(uniqueKeysWithValues: current.map { ($0, tracks.handle(for: $0, make: TrackHandle.init(rawValue:))) })
     }
 
+    /// The handle of a track offered to a subscriber, made on first use: the
+    /// subscriber's offer may be built before the publisher's answer is
+    /// applied (the room announces the track first), and the media plane
+    /// then waits for the track's receiver. Kept with the publisher's tracks,
+    /// so it goes when the publisher does.
+    mutating func subscribedTrackHandle(_ track: TrackSID, publisher: ParticipantSID, room: RoomSID) -> TrackHandle {
+        if members[publisher] == nil { members[publisher] = (room, []) }
+        members[publisher]?.tracks.insert(track)
+        return tracks.handle(for: track, make: TrackHandle.init(rawValue:))
+    }
+
     /// One track is unpublished: its handle, which is then forgotten.
     mutating func removeTrack(_ track: TrackSID, of publisher: ParticipantSID) -> TrackHandle? {
         members[publisher]?.tracks.remove(track)

@@ -64,8 +64,9 @@ public final class RoomMedia: Sendable {
     // MARK: - Subscriber connection
 
     /// The subscriber offer for `slots`, or nil for a connection with no
-    /// m-line at all (`MediaPlane.subscriberOffer`). A slot whose track has
-    /// no media here (unpublished meanwhile) is offered empty.
+    /// m-line at all (`MediaPlane.subscriberOffer`). A track whose publish
+    /// is not applied yet gets its handle now; its DownTrack waits for the
+    /// receiver.
     public func subscriberOffer(
         participant: ParticipantSID, room: RoomSID, slots: [SubscriberSlotRequest]
     ) throws(MediaError) -> String? {
@@ -74,10 +75,10 @@ public final class RoomMedia: Sendable {
             let media = slots.map { slot in
                 SubscriberMediaSlot(
                     mid: slot.mid, kind: slot.kind == .audio ? .audio : .video,
-                    track: slot.track.flatMap { track in
-                        directory.trackHandle(track.sid).map {
-                            SubscriberSlotTrack(handle: $0, streamLabel: track.publisher.rawValue, trackLabel: track.sid.rawValue)
-                        }
+                    track: slot.track.map { track in
+                        SubscriberSlotTrack(
+                            handle: directory.subscribedTrackHandle(track.sid, publisher: track.publisher, room: room),
+                            streamLabel: track.publisher.rawValue, trackLabel: track.sid.rawValue)
                     })
             }
             return (handle, roomHandle, media)

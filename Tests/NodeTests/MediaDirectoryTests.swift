@@ -41,6 +41,24 @@ import VroomTesting
         #expect(directory.trackHandle(mic) == nil)
     }
 
+    /// The room announces a track (and a subscriber's offer is built) before
+    /// the publisher's answer is applied: both sides get the same handle,
+    /// and it goes with the publisher.
+    @Test func aTrackOfferedBeforeItsPublishIsAppliedHasOneHandle() {
+        var generator = SeededGenerator(seed: 16)
+        var directory = MediaDirectory()
+        let room = RoomSID.random(using: &generator)
+        let (alice, bob) = (ParticipantSID.random(using: &generator), ParticipantSID.random(using: &generator))
+        let mic = TrackSID.random(using: &generator)
+        _ = directory.handles(participant: bob, room: room)
+        let offered = directory.subscribedTrackHandle(mic, publisher: alice, room: room)
+        _ = directory.handles(participant: alice, room: room)
+        let published = directory.setPublished([mic], by: alice)
+        #expect(published[mic] == offered)
+        _ = directory.removeParticipant(alice)
+        #expect(directory.trackHandle(mic) == nil)
+    }
+
     @Test func theRoomGoesWithItsLastParticipantAndHandlesAreNeverReused() throws {
         var generator = SeededGenerator(seed: 14)
         var directory = MediaDirectory()
