@@ -1,7 +1,18 @@
-/// The media kind of a published track.
-public enum TrackKind: String, Hashable, Sendable, CaseIterable {
+/// The media kind of a published track, `"audio"` or `"video"` on the wire
+/// (PROTOCOL.md section 3; Vroom has no data tracks).
+public enum TrackKind: String, Hashable, Sendable, CaseIterable, Codable {
     case audio
     case video
+
+    /// Names the accepted values when refusing one (`"data"`), so a 53003
+    /// or REST 400 says what the field must be.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let kind = TrackKind(rawValue: try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be one of \"audio\", \"video\"")
+        }
+        self = kind
+    }
 }
 
 /// What an interruption affects (PROTOCOL.md section 3.3): `camera` pauses the

@@ -1,13 +1,11 @@
 import Foundation
 
-/// A parsed JSON value. Signaling frames and token payloads are first read
-/// into this tree and then checked field by field, so that a wrong type in
-/// one field is reported precisely (and the request's `id` is still known)
-/// instead of failing a whole `Decodable` conformance.
-///
-/// Serialization is ours too: keys come out in the order they were given
-/// (`type` first, as PROTOCOL.md writes them), `null` is written where a
-/// message asks for it (`dominantSpeaker`), integers have no fraction.
+/// A JSON value read through JSONDecoder, for the access token's header
+/// and payload only (AccessTokenVerifier): each claim is checked on its own
+/// with its own refusal (no `exp` is `expired`, no string identity
+/// `grantsInvalid`, a numeric `kid` `invalid`), which one failing
+/// `Decodable` struct could not tell apart. Signaling frames go through Codable types
+/// (ClientFrame, ServerMessage.Fields).
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -48,65 +46,6 @@ public enum JSONValue: Sendable, Equatable {
         // JSONDecoder (swift-foundation) limits nesting to 512 levels and
         // reports every malformation as an error, so no input traps here.
         try? JSONDecoder().decode(JSONValue.self, from: data)
-    }
-
-    /// The compact JSON text of this value.
-    public var serialized: String {
-        var out = ""
-        write(to: &out)
-        return out
-    }
-
-    private func write(to out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += Self.format(n)
-        case .string(let s): Self.writeString(s, to: &out)
-        case .array(let items):
-            out += "["
-            for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
-                item.write(to: &out)
-            }
-            out += "]"
-        case .object(let pairs):
-            out += "{"
-            for (index, (key, value)) in pairs.enumerated() {
-                if index > 0 { out += "," }
-                Self.writeString(key, to: &out)
-                out += ":"
-                value.write(to: &out)
-            }
-            out += "}"
-        }
-    }
-
-    private static func format(_ n: Double) -> String {
-        guard n.isFinite else { return "null" }
-        // Integral values within 2^53 print as integers (`50`, not `50.0`).
-        if n == n.rounded(), abs(n) < 9_007_199_254_740_992 { return String(Int64(n)) }
-        return String(n)
-    }
-
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
 
