@@ -1,12 +1,9 @@
 import Foundation
 
-/// A JSON value read through JSONDecoder, for the access token's header
-/// and payload only (AccessTokenVerifier): each claim is checked on its own
-/// with its own refusal (no `exp` is `expired`, no string identity
-/// `grantsInvalid`, a numeric `kid` `invalid`), which one failing
-/// `Decodable` struct could not tell apart. Signaling frames go through Codable types
-/// (ClientFrame, ServerMessage.Fields).
-public enum JSONValue: Sendable, Equatable {
+/// A JSON value for the tests: to craft token headers and payloads of any
+/// shape (a numeric `kid`, a string `nbf`) and to compare encoded frames as
+/// objects, key order aside. The product reads JSON through Codable types.
+enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -15,7 +12,7 @@ public enum JSONValue: Sendable, Equatable {
     /// Key/value pairs in order. A duplicated key in parsed text has one value: the one JSONDecoder picks.
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
@@ -31,18 +28,18 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// The value for `key` when this is an object.
-    public subscript(key: String) -> JSONValue? {
+    subscript(key: String) -> JSONValue? {
         guard case .object(let pairs) = self else { return nil }
         return pairs.last(where: { $0.0 == key })?.1
     }
 
     /// Parses UTF-8 JSON text; `nil` for anything that is not exactly one JSON value.
-    public static func parse(_ text: String) -> JSONValue? {
+    static func parse(_ text: String) -> JSONValue? {
         parse(Data(text.utf8))
     }
 
     /// Parses UTF-8 JSON bytes; `nil` for anything that is not exactly one JSON value.
-    public static func parse(_ data: Data) -> JSONValue? {
+    static func parse(_ data: Data) -> JSONValue? {
         // JSONDecoder (swift-foundation) limits nesting to 512 levels and
         // reports every malformation as an error, so no input traps here.
         try? JSONDecoder().decode(JSONValue.self, from: data)
@@ -57,7 +54,7 @@ extension JSONValue: Codable {
         init?(intValue: Int) { nil }
     }
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         if var array = try? decoder.unkeyedContainer() {
             var items: [JSONValue] = []
             while !array.isAtEnd { items.append(try array.decode(JSONValue.self)) }
@@ -82,7 +79,7 @@ extension JSONValue: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
             var c = encoder.singleValueContainer()
