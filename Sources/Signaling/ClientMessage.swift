@@ -94,24 +94,14 @@ public enum ClientMessage: Sendable, Equatable {
     }
 
     public struct Interruption: Sendable, Equatable, Decodable {
-        public enum Kind: String, Sendable, Equatable, CaseIterable, WireEnum {
-            /// Disables the participant's video tracks.
-            case camera
-            /// Disables its audio tracks and pauses the audio forwarded to it.
-            case audio
-        }
-
-        public enum State: String, Sendable, Equatable, CaseIterable, WireEnum {
-            case began
-            case ended
-        }
-
-        public var kind: Kind
-        public var state: State
+        /// `camera` disables the participant's video tracks, `audio` its audio
+        /// tracks and the audio forwarded to it.
+        public var kind: InterruptionKind
+        public var state: InterruptionState
         /// Free text from the client's OS, e.g. `"phoneCall"`; for logs only.
         public var reason: String?
 
-        public init(kind: Kind, state: State, reason: String? = nil) {
+        public init(kind: InterruptionKind, state: InterruptionState, reason: String? = nil) {
             self.kind = kind
             self.state = state
             self.reason = reason

@@ -105,8 +105,7 @@ actor SignalingSession {
                 }
                 ok(id)
             case .interruption(let interruption):
-                let kind: InterruptionKind = interruption.kind == .camera ? .camera : .audio
-                let state: InterruptionState = interruption.state == .began ? .began : .ended
+                let (kind, state) = (interruption.kind, interruption.state)
                 try await host.perform { (service: inout RoomService, now) throws(RoomError) in
                     try service.interruption(
                         participant: participant, kind: kind, state: state, reason: interruption.reason, now: now)
