@@ -82,7 +82,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "AdminAPI", dependencies: [
-            "Node", "Signaling", "Rooms", "Persistence",
+            "Node", "Rooms", "Persistence",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import Rooms
-import Signaling
 
 extension AdminRoutes {
     /// `GET …/PublishedTracks[/{TrackSid}]`: the participant's current
@@ -77,12 +76,7 @@ extension AdminRoutes {
     func updateSubscribeRules<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let form = try await form(SubscribeRulesForm.self, request, context)
         guard let text = form.rules?.text else { throw RESTError.invalidParameter("Rules is required") }
-        let rules: [SubscribeRule]
-        do {
-            rules = try SignalingCodec.decodeSubscribeRules(text).map(\.roomRule)
-        } catch {
-            throw RESTError.invalidParameter("Rules are invalid: \(error.message)")
-        }
+        let rules = try Self.decodeRules(text)
         let (room, sid) = try await currentParticipant(context)
         let roomSID = room.resource.sid
         let record = try await perform { (service: inout RoomService, now) throws(RoomError) in
@@ -134,5 +128,35 @@ extension AdminRoutes {
                 accountSID: links.accountSID, roomSID: room.resource.sid, participantSID: sid.rawValue,
                 callback: callback, dateCreated: Date()),
             status: .created)
+    }
+
+    /// `Rules` as JSON text through Rooms' Codable rule, the shape and checks
+    /// of `updateSubscriptions` (PROTOCOL.md 3.4), capped at 64 KiB like a
+    /// signaling frame. The reason names the rule and field at fault.
+    static func decodeRules(_ text: String) throws(RESTError) -> [SubscribeRule] {
+        guard text.utf8.count <= 65_536 else { throw RESTError.invalidParameter("Rules are invalid: over 65536 bytes") }
+        do {
+            return try JSONDecoder().decode([SubscribeRule].self, from: Data(text.utf8))
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            throw RESTError.invalidParameter("Rules are invalid: not JSON")
+        } catch let error as DecodingError {
+            throw RESTError.invalidParameter("Rules are invalid: \(Self.reason(error))")
+        } catch {
+            throw RESTError.invalidParameter("Rules are invalid: \(error)")
+        }
+    }
+
+    /// `Rules[1].kind: must be one of "audio", "video"`.
+    private static func reason(_ error: DecodingError) -> String {
+        let (path, problem): ([any CodingKey], String) =
+            switch error {
+            case .typeMismatch(let type, let context): (context.codingPath, "has the wrong type (expected \(type))")
+            case .keyNotFound(let key, let context): (context.codingPath + [key], "is required")
+            case .valueNotFound(_, let context): (context.codingPath, "is required")
+            case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
+            @unknown default: ([], "\(error)")
+            }
+        let field = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return "Rules\(field): \(problem)"
     }
 }

@@ -3,7 +3,6 @@ import Hummingbird
 import Node
 import Persistence
 import Rooms
-import Signaling
 
 /// The admin REST API of PROTOCOL.md section 6, in Twilio Rooms' shape.
 ///

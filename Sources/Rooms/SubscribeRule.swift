@@ -6,9 +6,9 @@
 /// nothing. Evaluation starts from "not subscribed" and applies the rules in
 /// order, each matching rule setting the answer, so later rules win. The
 /// default rule list is `[include all]`; an empty list subscribes to nothing.
-public struct SubscribeRule: Hashable, Sendable {
+public struct SubscribeRule: Hashable, Sendable, Codable {
     /// Include or exclude.
-    public enum RuleType: String, Hashable, Sendable {
+    public enum RuleType: String, Hashable, Sendable, Codable, CaseIterable {
         case include
         case exclude
     }
@@ -52,5 +52,46 @@ public struct SubscribeRule: Hashable, Sendable {
             subscribed = rule.type == .include
         }
         return subscribed
+    }
+}
+
+/// The wire shape of PROTOCOL.md 3.4, shared by `join.rules`,
+/// `updateSubscriptions.rules` and the REST `Rules` parameter. `all` is
+/// written only when true (Twilio only ever sends `true`; `false` adds no
+/// criterion), absent criteria are omitted, and `null` reads as absent.
+extension SubscribeRule {
+    private enum CodingKeys: String, CodingKey {
+        case type, all, kind, publisher, track
+    }
+
+    /// Refuses a rule naming no criterion (`{"type":"include"}`), as
+    /// Twilio's REST API refuses it, rather than guessing it means "all".
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let raw = try container.decode(String.self, forKey: .type)
+        guard let type = RuleType(rawValue: raw) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: container, debugDescription: "must be one of \"include\", \"exclude\"")
+        }
+        self.init(
+            type: type, all: try container.decodeIfPresent(Bool.self, forKey: .all) ?? false,
+            kind: try container.decodeIfPresent(TrackKind.self, forKey: .kind),
+            publisher: try container.decodeIfPresent(String.self, forKey: .publisher),
+            track: try container.decodeIfPresent(String.self, forKey: .track))
+        guard all || kind != nil || publisher != nil || track != nil else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "needs at least one of all, kind, publisher, track"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        if all { try container.encode(true, forKey: .all) }
+        try container.encodeIfPresent(kind, forKey: .kind)
+        try container.encodeIfPresent(publisher, forKey: .publisher)
+        try container.encodeIfPresent(track, forKey: .track)
     }
 }

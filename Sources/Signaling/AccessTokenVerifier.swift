@@ -38,23 +38,22 @@ public struct AccessTokenVerifier: Sendable {
         }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw AccessTokenError(.invalid, "not three dot-separated segments") }
-        guard let headerData = Base64URL.decode(parts[0]), let header = JSONValue.parse(headerData),
-            case .object = header
+        guard let headerData = Base64URL.decode(parts[0]),
+            let header = try? JSONDecoder().decode(TokenHeader.self, from: headerData)
         else { throw AccessTokenError(.invalid, "header is not base64url JSON object") }
-        guard let payloadData = Base64URL.decode(parts[1]), let payload = JSONValue.parse(payloadData),
-            case .object = payload
+        guard let payloadData = Base64URL.decode(parts[1]),
+            let payload = try? JSONDecoder().decode(TokenPayload.self, from: payloadData)
         else { throw AccessTokenError(.invalid, "payload is not a base64url JSON object") }
         guard Base64URL.decode(parts[2]) != nil else { throw AccessTokenError(.invalid, "signature is not base64url") }
 
         // Only HS256: `none` and every other algorithm are refused, so neither
         // an unsigned token nor an RSA public key used as an HMAC secret can pass.
-        guard case .string(let alg)? = header["alg"] else { throw AccessTokenError(.invalid, "no alg") }
+        guard let alg = header.alg.value else { throw AccessTokenError(.invalid, "no alg") }
         guard alg == "HS256" else { throw AccessTokenError(.invalid, "alg \(alg) (only HS256 is accepted)") }
-        // RFC 7515 4.1.11: extensions listed in `crit` must be understood; we understand none.
-        guard header["crit"] == nil else { throw AccessTokenError(.invalid, "crit header") }
+        guard !header.hasCrit else { throw AccessTokenError(.invalid, "crit header") }
 
-        let kid = try Self.optionalString(header["kid"], "kid")
-        let issuer = try Self.optionalString(payload["iss"], "iss")
+        let kid = try Self.optionalString(header.kid, "kid")
+        let issuer = try Self.optionalString(payload.iss, "iss")
         if let kid, let issuer, kid != issuer {
             throw AccessTokenError(.issuerInvalid, "kid '\(kid)' differs from iss '\(issuer)'")
         }
@@ -70,7 +69,7 @@ public struct AccessTokenVerifier: Sendable {
             throw AccessTokenError(.invalid, "jwt-kit: \(error)")
         }
 
-        guard case .number(let exp)? = payload["exp"], exp.isFinite else {
+        guard let exp = payload.exp.value, exp.isFinite else {
             throw AccessTokenError(.expired, "exp is missing or not a number")
         }
         let expiresAt = Date(timeIntervalSince1970: exp)
@@ -78,46 +77,44 @@ public struct AccessTokenVerifier: Sendable {
             throw AccessTokenError(.expired, "expired at \(expiresAt), now \(now)")
         }
         var notBefore: Date?
-        switch payload["nbf"] {
-        case nil, .null?: break
-        case .number(let nbf)? where nbf.isFinite: notBefore = Date(timeIntervalSince1970: nbf)
+        switch payload.nbf {
+        case .absent: break
+        case .value(let nbf) where nbf.isFinite: notBefore = Date(timeIntervalSince1970: nbf)
         default: throw AccessTokenError(.invalid, "nbf is not a number")
         }
         if let notBefore, notBefore.timeIntervalSince(now) > Self.leeway {
             throw AccessTokenError(.notYetValid, "valid from \(notBefore), now \(now)")
         }
 
-        guard let grants = payload["grants"], case .object = grants else {
+        guard let grants = payload.grants.value else {
             throw AccessTokenError(.grantsInvalid, "no grants object")
         }
-        guard case .string(let identity)? = grants["identity"] else {
+        guard let identity = grants.identity.value else {
             throw AccessTokenError(.grantsInvalid, "no identity grant (grants.identity must be a string)")
         }
         var roomGrant: String?
-        if let video = grants["video"], video != .null {
-            guard case .object = video else { throw AccessTokenError(.grantsInvalid, "grants.video must be an object") }
-            switch video["room"] {
-            case nil, .null?: break
-            case .string(let room)?: roomGrant = room
-            default: throw AccessTokenError(.grantsInvalid, "grants.video.room must be a string")
+        switch grants.video {
+        case .absent: break
+        case .wrongType: throw AccessTokenError(.grantsInvalid, "grants.video must be an object")
+        case .value(let video):
+            switch video.room {
+            case .absent: break
+            case .value(let room): roomGrant = room
+            case .wrongType: throw AccessTokenError(.grantsInvalid, "grants.video.room must be a string")
             }
         }
 
         return AccessToken(
             apiKey: apiKey, identity: identity, roomGrant: roomGrant,
-            subject: payload["sub"].flatMap(Self.string), tokenID: payload["jti"].flatMap(Self.string),
+            subject: payload.sub.value, tokenID: payload.jti.value,
             notBefore: notBefore, expiresAt: expiresAt)
     }
 
-    private static func string(_ value: JSONValue) -> String? {
-        if case .string(let s) = value { s } else { nil }
-    }
-
-    private static func optionalString(_ value: JSONValue?, _ name: String) throws(AccessTokenError) -> String? {
-        switch value {
-        case nil, .null?: nil
-        case .string(let s)?: s
-        default: throw AccessTokenError(.invalid, "\(name) is not a string")
+    private static func optionalString(_ claim: TokenClaim<String>, _ name: String) throws(AccessTokenError) -> String? {
+        switch claim {
+        case .absent: nil
+        case .value(let s): s
+        case .wrongType: throw AccessTokenError(.invalid, "\(name) is not a string")
         }
     }
 }

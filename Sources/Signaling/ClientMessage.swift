@@ -1,3 +1,5 @@
+import Rooms
+
 /// A request from a client, as decoded from one WebSocket text frame
 /// (PROTOCOL.md section 3). The request's optional `id` travels beside it in
 /// ``DecodedFrame/request(_:id:)``. Unknown fields are ignored (forward compatible).
@@ -13,7 +15,7 @@ public enum ClientMessage: Sendable, Equatable {
     /// `interruption {kind, state, reason?}` (3.3).
     case interruption(Interruption)
     /// `updateSubscriptions {rules}`: replaces the rules (3.4).
-    case updateSubscriptions(rules: [SignalingSubscribeRule])
+    case updateSubscriptions(rules: [SubscribeRule])
     /// `restartIce`: asks for a subscriber offer with new ICE credentials (3.4).
     case restartIce
     /// `subscribeAnswer {sdp}`: the answer to the last `subscribeOffer` (3.4).
@@ -45,7 +47,7 @@ public enum ClientMessage: Sendable, Equatable {
         }
     }
 
-    public struct Join: Sendable, Equatable {
+    public struct Join: Sendable, Equatable, Decodable {
         /// A room's unique name or SID; may be omitted when the token names one.
         public var room: String?
         /// A display name for the participant (free text).
@@ -53,9 +55,9 @@ public enum ClientMessage: Sendable, Equatable {
         /// The `sessionToken` of an earlier `joined`, to resume within the reconnect window.
         public var resume: String?
         /// Initial subscribe rules; `nil` means the default, include all.
-        public var rules: [SignalingSubscribeRule]?
+        public var rules: [SubscribeRule]?
 
-        public init(room: String? = nil, name: String? = nil, resume: String? = nil, rules: [SignalingSubscribeRule]? = nil) {
+        public init(room: String? = nil, name: String? = nil, resume: String? = nil, rules: [SubscribeRule]? = nil) {
             self.room = room
             self.name = name
             self.resume = resume
@@ -63,7 +65,7 @@ public enum ClientMessage: Sendable, Equatable {
         }
     }
 
-    public struct Publish: Sendable, Equatable {
+    public struct Publish: Sendable, Equatable, Decodable {
         /// The SDP offer, describing every current publication.
         public var sdp: String
         /// One entry per sending m-line, matched by `mid`.
@@ -76,14 +78,14 @@ public enum ClientMessage: Sendable, Equatable {
     }
 
     /// `{mid, name, kind, enabled?}` in `publish.tracks`.
-    public struct TrackDescription: Sendable, Equatable {
+    public struct TrackDescription: Sendable, Equatable, Decodable {
         public var mid: String
         public var name: String
-        public var kind: SignalingTrackKind
+        public var kind: TrackKind
         /// `nil` when absent: the track starts enabled.
         public var enabled: Bool?
 
-        public init(mid: String, name: String, kind: SignalingTrackKind, enabled: Bool? = nil) {
+        public init(mid: String, name: String, kind: TrackKind, enabled: Bool? = nil) {
             self.mid = mid
             self.name = name
             self.kind = kind
@@ -91,32 +93,22 @@ public enum ClientMessage: Sendable, Equatable {
         }
     }
 
-    public struct Interruption: Sendable, Equatable {
-        public enum Kind: String, Sendable, Equatable, CaseIterable {
-            /// Disables the participant's video tracks.
-            case camera
-            /// Disables its audio tracks and pauses the audio forwarded to it.
-            case audio
-        }
-
-        public enum State: String, Sendable, Equatable, CaseIterable {
-            case began
-            case ended
-        }
-
-        public var kind: Kind
-        public var state: State
+    public struct Interruption: Sendable, Equatable, Decodable {
+        /// `camera` disables the participant's video tracks, `audio` its audio
+        /// tracks and the audio forwarded to it.
+        public var kind: InterruptionKind
+        public var state: InterruptionState
         /// Free text from the client's OS, e.g. `"phoneCall"`; for logs only.
         public var reason: String?
 
-        public init(kind: Kind, state: State, reason: String? = nil) {
+        public init(kind: InterruptionKind, state: InterruptionState, reason: String? = nil) {
             self.kind = kind
             self.state = state
             self.reason = reason
         }
     }
 
-    public struct SendMessage: Sendable, Equatable {
+    public struct SendMessage: Sendable, Equatable, Decodable {
         public var content: String
         public var contentType: String
         /// Recipient identities; `nil` means everyone else in the room.

@@ -13,15 +13,9 @@ extension SignalingError {
     }
 }
 
-extension SignalingTrackKind {
-    init(_ kind: TrackKind) {
-        self = kind == .audio ? .audio : .video
-    }
-}
-
 extension ServerMessage.Track {
     init(_ track: TrackInfo) {
-        self.init(sid: track.sid.rawValue, name: track.name, kind: SignalingTrackKind(track.kind), enabled: track.enabled)
+        self.init(sid: track.sid.rawValue, name: track.name, kind: track.kind, enabled: track.enabled)
     }
 }
 
@@ -45,16 +39,6 @@ extension ServerMessage.Joined {
             reconnectWindowSeconds: Int(result.reconnectWindow.rounded()),
             iceServers: iceServers,
             resumed: result.resumed ? true : nil)
-    }
-}
-
-extension SignalingSubscribeRule {
-    /// The domain rule. `publisher` names an identity (or a participant SID),
-    /// `track` a track SID or name, as in Twilio's subscribe rules.
-    public var roomRule: SubscribeRule {
-        SubscribeRule(
-            type: type == .include ? .include : .exclude, all: all ?? false,
-            kind: kind.map { $0 == .audio ? TrackKind.audio : TrackKind.video }, publisher: publisher, track: track)
     }
 }
 

@@ -1,3 +1,5 @@
+import Rooms
+
 /// A frame from the server (PROTOCOL.md sections 3 and 3.7), encoded by
 /// ``SignalingCodec/encode(_:)``. SIDs are plain strings here: this is the
 /// wire form; the session maps Rooms' typed SIDs into it.
@@ -68,7 +70,7 @@ public enum ServerMessage: Sendable, Equatable {
     }
 
     /// `room` in `joined`: `{sid, name, maxParticipants}`.
-    public struct Room: Sendable, Equatable {
+    public struct Room: Sendable, Equatable, Encodable {
         public var sid: String
         /// The unique name.
         public var name: String
@@ -82,7 +84,7 @@ public enum ServerMessage: Sendable, Equatable {
     }
 
     /// `{sid, identity}`: `participant` in `joined`, `from` in `message`.
-    public struct Participant: Sendable, Equatable {
+    public struct Participant: Sendable, Equatable, Encodable {
         public var sid: String
         public var identity: String
 
@@ -93,14 +95,14 @@ public enum ServerMessage: Sendable, Equatable {
     }
 
     /// A participant's state as others see it.
-    public enum ParticipantState: String, Sendable, Equatable {
+    public enum ParticipantState: String, Sendable, Equatable, Encodable {
         case connected
         case reconnecting
     }
 
     /// `{sid, identity, state, tracks}`: the entries of `joined.participants`
     /// and `participantConnected.participant`.
-    public struct ParticipantInfo: Sendable, Equatable {
+    public struct ParticipantInfo: Sendable, Equatable, Encodable {
         public var sid: String
         public var identity: String
         public var state: ParticipantState
@@ -115,14 +117,14 @@ public enum ServerMessage: Sendable, Equatable {
     }
 
     /// A publication as others see it: `{sid, name, kind, enabled}`.
-    public struct Track: Sendable, Equatable {
+    public struct Track: Sendable, Equatable, Encodable {
         public var sid: String
         public var name: String
-        public var kind: SignalingTrackKind
+        public var kind: TrackKind
         /// The effective state: enabled by its publisher and not interrupted.
         public var enabled: Bool
 
-        public init(sid: String, name: String, kind: SignalingTrackKind, enabled: Bool) {
+        public init(sid: String, name: String, kind: TrackKind, enabled: Bool) {
             self.sid = sid
             self.name = name
             self.kind = kind
@@ -132,7 +134,7 @@ public enum ServerMessage: Sendable, Equatable {
 
     /// An RTCIceServer: `{urls, username?, credential?}`. Vroom is ICE-lite
     /// on a public UDP port and sends `[]` unless TURN is configured.
-    public struct IceServer: Sendable, Equatable {
+    public struct IceServer: Sendable, Equatable, Encodable {
         public var urls: [String]
         public var username: String?
         public var credential: String?
@@ -187,13 +189,13 @@ public enum ServerMessage: Sendable, Equatable {
     }
 
     /// `{mid, sid, name, kind}` in `publishAnswer.tracks`.
-    public struct PublishedTrack: Sendable, Equatable {
+    public struct PublishedTrack: Sendable, Equatable, Encodable {
         public var mid: String
         public var sid: String
         public var name: String
-        public var kind: SignalingTrackKind
+        public var kind: TrackKind
 
-        public init(mid: String, sid: String, name: String, kind: SignalingTrackKind) {
+        public init(mid: String, sid: String, name: String, kind: TrackKind) {
             self.mid = mid
             self.sid = sid
             self.name = name
@@ -213,14 +215,14 @@ public enum ServerMessage: Sendable, Equatable {
     }
 
     /// `{mid, trackSid, participantSid, name, kind}` in `subscribeOffer.tracks`.
-    public struct SubscribedTrack: Sendable, Equatable {
+    public struct SubscribedTrack: Sendable, Equatable, Encodable {
         public var mid: String
         public var trackSid: String
         public var participantSid: String
         public var name: String
-        public var kind: SignalingTrackKind
+        public var kind: TrackKind
 
-        public init(mid: String, trackSid: String, participantSid: String, name: String, kind: SignalingTrackKind) {
+        public init(mid: String, trackSid: String, participantSid: String, name: String, kind: TrackKind) {
             self.mid = mid
             self.trackSid = trackSid
             self.participantSid = participantSid
@@ -230,7 +232,7 @@ public enum ServerMessage: Sendable, Equatable {
     }
 
     /// `message {sid, from, content, contentType, sequenceNumber}` (3.5).
-    public struct Message: Sendable, Equatable {
+    public struct Message: Sendable, Equatable, Encodable {
         public var sid: String
         public var from: Participant
         public var content: String

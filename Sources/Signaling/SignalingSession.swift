@@ -105,17 +105,15 @@ actor SignalingSession {
                 }
                 ok(id)
             case .interruption(let interruption):
-                let kind: InterruptionKind = interruption.kind == .camera ? .camera : .audio
-                let state: InterruptionState = interruption.state == .began ? .began : .ended
+                let (kind, state) = (interruption.kind, interruption.state)
                 try await host.perform { (service: inout RoomService, now) throws(RoomError) in
                     try service.interruption(
                         participant: participant, kind: kind, state: state, reason: interruption.reason, now: now)
                 }
                 ok(id)
             case .updateSubscriptions(let rules):
-                let domainRules = rules.map(\.roomRule)
                 try await host.perform { (service: inout RoomService, now) throws(RoomError) in
-                    try service.updateSubscriptions(participant: participant, rules: domainRules, now: now)
+                    try service.updateSubscriptions(participant: participant, rules: rules, now: now)
                 }
                 ok(id)
             case .restartIce:
@@ -236,7 +234,7 @@ actor SignalingSession {
                     outbox.send(.finalMessage(.redirect(url: url)))
                     return
                 }
-                let rules = join.rules?.map(\.roomRule)
+                let rules = join.rules
                 result = try await host.admit(
                     connection: outbox,
                     joined: joined
@@ -287,7 +285,7 @@ actor SignalingSession {
                 ServerMessage.PublishAnswer(
                     id: id, sdp: published.sdp,
                     tracks: published.tracks.map {
-                        ServerMessage.PublishedTrack(mid: $0.mid, sid: $0.sid.rawValue, name: $0.name, kind: SignalingTrackKind($0.kind))
+                        ServerMessage.PublishedTrack(mid: $0.mid, sid: $0.sid.rawValue, name: $0.name, kind: $0.kind)
                     })))
     }
 
@@ -323,7 +321,7 @@ actor SignalingSession {
             }
             var placed = Set(state.slots.compactMap(\.track?.sid))
             for track in tracks where !placed.contains(track.sid.rawValue) {
-                let kind = SignalingTrackKind(track.kind)
+                let kind = track.kind
                 let entry = (sid: track.sid.rawValue, publisher: track.publisherSID.rawValue)
                 if let free = state.slots.firstIndex(where: { $0.track == nil && $0.kind == kind }) {
                     state.slots[free].track = entry

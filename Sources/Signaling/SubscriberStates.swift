@@ -39,7 +39,7 @@ final class SubscriberStates: Sendable {
 /// inactive, and may be reused by a later track of the same kind.
 struct SubscriberSlot: Sendable, Equatable {
     var mid: String
-    var kind: SignalingTrackKind
+    var kind: TrackKind
     var track: (sid: String, publisher: String)?
 
     static func == (lhs: SubscriberSlot, rhs: SubscriberSlot) -> Bool {
@@ -50,7 +50,7 @@ struct SubscriberSlot: Sendable, Equatable {
     /// The slot as the media plane builds the offer from it.
     var request: SubscriberSlotRequest {
         SubscriberSlotRequest(
-            mid: mid, kind: kind == .audio ? .audio : .video,
+            mid: mid, kind: kind,
             track: track.map { SubscribedTrackRef(sid: TrackSID(unchecked: $0.sid), publisher: ParticipantSID(unchecked: $0.publisher)) })
     }
 }

@@ -4,7 +4,6 @@ import Hummingbird
 import HummingbirdTesting
 import Persistence
 import Rooms
-import Signaling
 import Testing
 import Node
 

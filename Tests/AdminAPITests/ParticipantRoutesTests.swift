@@ -149,6 +149,11 @@ import Node
                 #expect(refused.status == 400, "\(bad)")
                 #expect(refused.code == 20001)
             }
+            // The reason names the rule and the field at fault.
+            let unknownKind = try await client.call(
+                .post, "/v1/Rooms/standup/Participants/bob/SubscribeRules", form: [("Rules", #"[{"type":"include","all":true},{"type":"include","kind":"data"}]"#)])
+            #expect(unknownKind.status == 400 && unknownKind.code == 20001)
+            #expect(unknownKind.json["message"] as? String == #"Rules are invalid: Rules[1].kind: must be one of "audio", "video""#)
             #expect(try await client.call(.post, "/v1/Rooms/standup/Participants/bob/SubscribeRules", form: []).status == 400)
             #expect(try await client.call(.post, "/v1/Rooms/standup/Participants/zed/SubscribeRules", form: [("Rules", "[]")]).code == 53204)
         }

@@ -7,7 +7,6 @@ import MediaIO
 import Persistence
 import Rooms
 import SDP
-import Signaling
 import Testing
 import Node
 import WebRTC

@@ -248,20 +248,58 @@ import Testing
         if case .invalid = SignalingCodec.decode(deep) {} else { Issue.record("deep nesting accepted") }
     }
 
-    @Test func restRulesDecodeWithTheSameChecks() throws {
-        #expect(
-            try SignalingCodec.decodeSubscribeRules(#"[{"type":"include","all":true},{"type":"exclude","track":"MT1"}]"#)
-                == [.init(type: .include, all: true), .init(type: .exclude, track: "MT1")])
-        #expect(try SignalingCodec.decodeSubscribeRules("[]") == [])
-        for bad in ["", "{}", #"[{"type":"include"}]"#, #"[{"type":"include","kind":"data"}]"#, "[1]"] {
-            #expect(throws: SignalingError.self, "\(bad)") { try SignalingCodec.decodeSubscribeRules(bad) }
+    /// Every request type, each field with a wrong type, missing, or null
+    /// where required: 53003, the request's id echoed, and the message
+    /// naming the field by its path in the frame.
+    static let wrongFields: [(frame: String, field: String)] = [
+        (#"{"type":"join","id":"1","room":5}"#, "'room' must be a string"),
+        (#"{"type":"join","id":"1","name":true}"#, "'name' must be a string"),
+        (#"{"type":"join","id":"1","resume":[]}"#, "'resume' must be a string"),
+        (#"{"type":"join","id":"1","rules":{}}"#, "'rules' must be an array"),
+        (#"{"type":"join","id":"1","rules":[{"type":"include","all":"yes"}]}"#, "'rules[0].all' must be true or false"),
+        (#"{"type":"publish","id":"1","tracks":[]}"#, "'sdp' is required"),
+        (#"{"type":"publish","id":"1","sdp":null,"tracks":[]}"#, "'sdp' is required"),
+        (#"{"type":"publish","id":"1","sdp":"x","tracks":["0"]}"#, "'tracks[0]' must be an object"),
+        (#"{"type":"publish","id":"1","sdp":"x","tracks":[{"mid":0,"name":"a","kind":"audio"}]}"#, "'tracks[0].mid' must be a string"),
+        (#"{"type":"publish","id":"1","sdp":"x","tracks":[{"mid":"0","kind":"audio"}]}"#, "'tracks[0].name' is required"),
+        (#"{"type":"publish","id":"1","sdp":"x","tracks":[{"mid":"0","name":"a","kind":"audio","enabled":1}]}"#, "'tracks[0].enabled' must be true or false"),
+        (#"{"type":"unpublish","id":"1","trackSid":7}"#, "'trackSid' must be a string"),
+        (#"{"type":"setTrackEnabled","id":"1","trackSid":"MT1","enabled":"false"}"#, "'enabled' must be true or false"),
+        (#"{"type":"setTrackEnabled","id":"1","enabled":false}"#, "'trackSid' is required"),
+        (#"{"type":"interruption","id":"1","kind":"screen","state":"began"}"#, #"'kind' must be one of "camera", "audio""#),
+        (#"{"type":"interruption","id":"1","kind":"camera","state":"paused"}"#, #"'state' must be one of "began", "ended""#),
+        (#"{"type":"interruption","id":"1","kind":"camera","state":"began","reason":5}"#, "'reason' must be a string"),
+        (#"{"type":"updateSubscriptions","id":"1"}"#, "'rules' is required"),
+        (#"{"type":"updateSubscriptions","id":"1","rules":[{"type":"maybe","all":true}]}"#, #"'rules[0].type' must be one of "include", "exclude""#),
+        (#"{"type":"updateSubscriptions","id":"1","rules":[{"type":"include","all":true},{"type":"include","kind":"data"}]}"#, #"'rules[1].kind' must be one of "audio", "video""#),
+        (#"{"type":"updateSubscriptions","id":"1","rules":[{"type":"include","publisher":1}]}"#, "'rules[0].publisher' must be a string"),
+        (#"{"type":"updateSubscriptions","id":"1","rules":[{"type":"include","all":false}]}"#, "'rules[0]' needs at least one of all, kind, publisher, track"),
+        (#"{"type":"subscribeAnswer","id":"1","sdp":{}}"#, "'sdp' must be a string"),
+        (#"{"type":"sendMessage","id":"1","content":{"k":1},"contentType":"application/json"}"#, "'content' must be a string"),
+        (#"{"type":"sendMessage","id":"1","content":"1"}"#, "'contentType' is required"),
+        (#"{"type":"sendMessage","id":"1","content":"1","contentType":"a","to":["bob",2]}"#, "'to[1]' must be a string"),
+        (#"{"id":"1","type":7}"#, "'type' must be a string"),
+        (#"{"id":"1"}"#, "'type' is required"),
+    ]
+
+    @Test(arguments: wrongFields)
+    func wrongFieldTypesNameTheField(frame: String, field: String) {
+        guard case .invalid(let id, let error) = SignalingCodec.decode(frame) else {
+            Issue.record("\(frame) was accepted")
+            return
         }
+        #expect(id == "1")
+        #expect(error.code == .signalingIncomingMessageInvalid)
+        #expect(error.message == "Invalid signaling message: field \(field)", "\(frame)")
     }
 
-    @Test func rulesAreCodableForREST() throws {
-        let rules: [SignalingSubscribeRule] = [.init(type: .include, all: true), .init(type: .exclude, kind: .video, publisher: "bob")]
-        let data = try JSONEncoder().encode(rules)
-        #expect(JSONValue.parse(data) == JSONValue.parse(#"[{"type":"include","all":true},{"type":"exclude","kind":"video","publisher":"bob"}]"#))
-        #expect(try JSONDecoder().decode([SignalingSubscribeRule].self, from: data) == rules)
+    @Test func malformedFramesSayWhy() {
+        for (frame, reason) in [("{", "not JSON"), ("[]", "not a JSON object"), (#"{"type":"ping","id":7}"#, "field 'id' must be a string")] {
+            guard case .invalid(nil, let error) = SignalingCodec.decode(frame) else {
+                Issue.record("\(frame)")
+                continue
+            }
+            #expect(error.message == "Invalid signaling message: \(reason)", "\(frame)")
+        }
     }
 }

@@ -1,14 +1,9 @@
 import Foundation
 
-/// A parsed JSON value. Signaling frames and token payloads are first read
-/// into this tree and then checked field by field, so that a wrong type in
-/// one field is reported precisely (and the request's `id` is still known)
-/// instead of failing a whole `Decodable` conformance.
-///
-/// Serialization is ours too: keys come out in the order they were given
-/// (`type` first, as PROTOCOL.md writes them), `null` is written where a
-/// message asks for it (`dominantSpeaker`), integers have no fraction.
-public enum JSONValue: Sendable, Equatable {
+/// A JSON value for the tests: to craft token headers and payloads of any
+/// shape (a numeric `kid`, a string `nbf`) and to compare encoded frames as
+/// objects, key order aside. The product reads JSON through Codable types.
+enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -17,7 +12,7 @@ public enum JSONValue: Sendable, Equatable {
     /// Key/value pairs in order. A duplicated key in parsed text has one value: the one JSONDecoder picks.
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
@@ -33,80 +28,21 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// The value for `key` when this is an object.
-    public subscript(key: String) -> JSONValue? {
+    subscript(key: String) -> JSONValue? {
         guard case .object(let pairs) = self else { return nil }
         return pairs.last(where: { $0.0 == key })?.1
     }
 
     /// Parses UTF-8 JSON text; `nil` for anything that is not exactly one JSON value.
-    public static func parse(_ text: String) -> JSONValue? {
+    static func parse(_ text: String) -> JSONValue? {
         parse(Data(text.utf8))
     }
 
     /// Parses UTF-8 JSON bytes; `nil` for anything that is not exactly one JSON value.
-    public static func parse(_ data: Data) -> JSONValue? {
+    static func parse(_ data: Data) -> JSONValue? {
         // JSONDecoder (swift-foundation) limits nesting to 512 levels and
         // reports every malformation as an error, so no input traps here.
         try? JSONDecoder().decode(JSONValue.self, from: data)
-    }
-
-    /// The compact JSON text of this value.
-    public var serialized: String {
-        var out = ""
-        write(to: &out)
-        return out
-    }
-
-    private func write(to out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += Self.format(n)
-        case .string(let s): Self.writeString(s, to: &out)
-        case .array(let items):
-            out += "["
-            for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
-                item.write(to: &out)
-            }
-            out += "]"
-        case .object(let pairs):
-            out += "{"
-            for (index, (key, value)) in pairs.enumerated() {
-                if index > 0 { out += "," }
-                Self.writeString(key, to: &out)
-                out += ":"
-                value.write(to: &out)
-            }
-            out += "}"
-        }
-    }
-
-    private static func format(_ n: Double) -> String {
-        guard n.isFinite else { return "null" }
-        // Integral values within 2^53 print as integers (`50`, not `50.0`).
-        if n == n.rounded(), abs(n) < 9_007_199_254_740_992 { return String(Int64(n)) }
-        return String(n)
-    }
-
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
 
@@ -118,7 +54,7 @@ extension JSONValue: Codable {
         init?(intValue: Int) { nil }
     }
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         if var array = try? decoder.unkeyedContainer() {
             var items: [JSONValue] = []
             while !array.isAtEnd { items.append(try array.decode(JSONValue.self)) }
@@ -143,7 +79,7 @@ extension JSONValue: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
             var c = encoder.singleValueContainer()
