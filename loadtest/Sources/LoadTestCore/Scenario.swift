@@ -44,10 +44,11 @@ public struct Scenario: Sendable, Equatable, Codable {
     /// is an error, not a silently ignored setting.
     public static func decode(_ data: Data, path: String) throws -> Scenario {
         do {
-            let object = try JSONSerialization.jsonObject(with: data)
-            guard let dictionary = object as? [String: Any] else { throw Invalid(path: path, reason: "not a JSON object") }
+            guard let keys = try? JSONDecoder().decode(ObjectKeys.self, from: data) else {
+                throw Invalid(path: path, reason: "not a JSON object")
+            }
             let known = Set(CodingKeys.allCases.map(\.stringValue))
-            if let unknown = dictionary.keys.sorted().first(where: { !known.contains($0) }) {
+            if let unknown = keys.names.sorted().first(where: { !known.contains($0) }) {
                 throw Invalid(path: path, reason: "unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
             }
             return try JSONDecoder().decode(Scenario.self, from: data)
@@ -95,5 +96,21 @@ public struct Scenario: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case description, rooms, publishers, subscribers, audioOnly, videoResolution, videoBitrate, videoFrameRate
         case duration, ramp, settle, seed, decodeSample, maxLoss
+    }
+}
+
+/// The keys of a JSON object, whatever their values (to refuse unknown ones).
+struct ObjectKeys: Decodable {
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    var names: [String]
+
+    init(from decoder: any Decoder) throws {
+        names = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue)
     }
 }

@@ -58,13 +58,13 @@ struct RoomProvisioner: Sendable {
 
     /// "HTTP 400, 53107: MaxParticipants out of range" from the error body.
     static func describe(status: Int, body: String) -> String {
-        if let data = body.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let code = object["code"]
-        {
-            let message = object["message"] as? String ?? ""
-            var text = "HTTP \(status), \(code): \(message)"
-            if "\(code)" == "53107" { text += " (the server's rooms.maxParticipantsLimit is below what the room needs)" }
+        struct ErrorBody: Decodable {
+            var code: Int
+            var message: String?
+        }
+        if let error = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.utf8)) {
+            var text = "HTTP \(status), \(error.code): \(error.message ?? "")"
+            if error.code == 53107 { text += " (the server's rooms.maxParticipantsLimit is below what the room needs)" }
             return text
         }
         return "HTTP \(status): \(body.prefix(200))"
