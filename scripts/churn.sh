@@ -19,51 +19,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-if [[ -n "${VROOM_BIN_DIR:-}" ]]; then
-  bin=$VROOM_BIN_DIR
-else
-  echo "churn.sh: building vroom-server and ChurnBenchmark (release)..." >&2
-  swift build -c release --product vroom-server >&2
-  swift build -c release --product ChurnBenchmark >&2
-  bin=$(swift build -c release --show-bin-path)
-fi
-for tool in vroom-server ChurnBenchmark; do
-  [[ -x "$bin/$tool" ]] || { echo "churn.sh: no $bin/$tool" >&2; exit 2; }
-done
-
-work=$(mktemp -d -t vroom-churn.XXXXXX)
-"$bin/vroom-server" --dev --http-port 0 --rtc-port 0 --db "$work/vroom.sqlite" \
-  2> "$work/server.log" > /dev/null &
-server_pid=$!
-
-cleanup() {
-  if kill -0 "$server_pid" 2> /dev/null; then
-    kill -TERM "$server_pid" 2> /dev/null || true
-    for _ in $(seq 50); do kill -0 "$server_pid" 2> /dev/null || break; sleep 0.1; done
-    kill -KILL "$server_pid" 2> /dev/null || true
-  fi
-  wait "$server_pid" 2> /dev/null || true
-  if [[ "${VROOM_KEEP_LOGS:-0}" == 1 ]]; then
-    echo "churn.sh: server log kept in $work/server.log" >&2
-  else
-    rm -rf "$work"
-  fi
-}
-trap cleanup EXIT
-
-# The server logs "http: listening on 127.0.0.1:PORT" once it accepts connections.
-port=
-for _ in $(seq 300); do
-  port=$(sed -nE 's/.*http: listening on 127\.0\.0\.1:([0-9]+).*/\1/p' "$work/server.log" | head -n 1)
-  [[ -n "$port" ]] && break
-  kill -0 "$server_pid" 2> /dev/null || break
-  sleep 0.1
-done
-if [[ -z "$port" ]]; then
-  echo "churn.sh: vroom-server did not start; its log:" >&2
-  cat "$work/server.log" >&2
-  exit 2
-fi
+# shellcheck source=scripts/dev-server.sh
+. scripts/dev-server.sh
+release_tools churn.sh ChurnBenchmark
+start_dev_server churn.sh
 
 stay_token=$("$bin/vroom-server" token --dev --identity stayer --room churn --ttl 86400 2> /dev/null)
 churn_token=$("$bin/vroom-server" token --dev --identity churner --room churn --ttl 86400 2> /dev/null)

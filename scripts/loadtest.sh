@@ -29,57 +29,16 @@ fi
 scenario=$1
 shift
 
-if [[ -n "${VROOM_BIN_DIR:-}" ]]; then
-  bin=$VROOM_BIN_DIR
-else
-  echo "loadtest.sh: building vroom-server and vroom-loadtest (release)..." >&2
-  swift build -c release --product vroom-server >&2
-  swift build -c release --product vroom-loadtest >&2
-  bin=$(swift build -c release --show-bin-path)
-fi
-for tool in vroom-server vroom-loadtest; do
-  [[ -x "$bin/$tool" ]] || { echo "loadtest.sh: no $bin/$tool" >&2; exit 2; }
-done
+# shellcheck source=scripts/dev-server.sh
+. scripts/dev-server.sh
+release_tools loadtest.sh vroom-loadtest
 
 work=$(mktemp -d -t vroom-loadtest.XXXXXX)
 cat > "$work/vroom.json" <<JSON
 { "rooms": { "maxParticipantsLimit": 1000 } }
 JSON
-
 # shellcheck disable=SC2086 # VROOM_SERVER_EXTRA is a list of flags.
-"$bin/vroom-server" --dev --http-port 0 --rtc-port 0 --config "$work/vroom.json" --db "$work/vroom.sqlite" \
-  ${VROOM_SERVER_EXTRA:-} 2> "$work/server.log" > /dev/null &
-server_pid=$!
-
-cleanup() {
-  if kill -0 "$server_pid" 2> /dev/null; then
-    kill -TERM "$server_pid" 2> /dev/null || true
-    for _ in $(seq 50); do kill -0 "$server_pid" 2> /dev/null || break; sleep 0.1; done
-    kill -KILL "$server_pid" 2> /dev/null || true
-  fi
-  wait "$server_pid" 2> /dev/null || true
-  if [[ "${VROOM_KEEP_LOGS:-0}" == 1 ]]; then
-    echo "loadtest.sh: server log kept in $work/server.log" >&2
-  else
-    rm -rf "$work"
-  fi
-}
-trap cleanup EXIT
-
-# The server logs "http: listening on 127.0.0.1:PORT" once it accepts
-# connections (as VroomTesting.ServerProcess reads it).
-port=
-for _ in $(seq 200); do
-  port=$(sed -nE 's/.*http: listening on 127\.0\.0\.1:([0-9]+).*/\1/p' "$work/server.log" | head -n 1)
-  [[ -n "$port" ]] && break
-  kill -0 "$server_pid" 2> /dev/null || break
-  sleep 0.1
-done
-if [[ -z "$port" ]]; then
-  echo "loadtest.sh: vroom-server did not start; its log:" >&2
-  cat "$work/server.log" >&2
-  exit 2
-fi
+start_dev_server loadtest.sh --config "$work/vroom.json" ${VROOM_SERVER_EXTRA:-}
 echo "loadtest.sh: vroom-server pid $server_pid on http://127.0.0.1:$port" >&2
 
 status=0
