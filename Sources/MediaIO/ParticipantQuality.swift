@@ -22,13 +22,3 @@ public struct ParticipantQuality: Sendable, Hashable {
         roundTripTime = monitor.lastRoundTripTime
     }
 }
-
-extension MediaPlane {
-    /// The network quality of each participant of `room` with media on this
-    /// node, as last sampled (once a second).
-    public func networkQuality(room: RoomHandle) async -> [ParticipantHandle: ParticipantQuality] {
-        await workers[workerIndex(for: room)].perform { rooms in
-            (rooms.signals[room]?.monitors ?? [:]).mapValues(ParticipantQuality.init)
-        }
-    }
-}

@@ -95,7 +95,7 @@ public final class RoomMedia: Sendable {
     /// Applies the client's answer to the offer in flight.
     public func applySubscriberAnswer(participant: ParticipantSID, sdp: String) async throws(MediaError) {
         guard let handle = directory.withLock({ $0.participantHandle(participant) }) else {
-            throw MediaError(code: ProtocolErrorCode.serverRemoteDescFailed.rawValue, message: "a subscribeAnswer without a subscribeOffer in flight")
+            throw .serverRemoteDescFailed("a subscribeAnswer without a subscribeOffer in flight")
         }
         try await plane.applySubscriberAnswer(participant: handle, sdp: sdp)
     }
@@ -163,15 +163,6 @@ public final class RoomMedia: Sendable {
         let statistics = await plane.roomStatistics(room: handle)
         return directory.withLock { directory in
             statistics.rekeyed(participant: { directory.participant($0) }, track: { directory.track($0) })
-        }
-    }
-
-    /// The network quality of each participant of `room` with media here.
-    public func networkQuality(room: RoomSID) async -> [ParticipantSID: ParticipantQuality] {
-        guard let handle = directory.withLock({ $0.roomHandle(room) }) else { return [:] }
-        let qualities = await plane.networkQuality(room: handle)
-        return directory.withLock { directory in
-            Dictionary(uniqueKeysWithValues: qualities.compactMap { entry in directory.participant(entry.key).map { ($0, entry.value) } })
         }
     }
 
