@@ -30,8 +30,8 @@ public struct TrackHandle: RawRepresentable, Hashable, Sendable, CustomStringCon
     var trackID: TrackID { TrackID(rawValue) }
 }
 
-/// What a track carries, as the layers above name it without importing the
-/// SFU (one type: the SFU's).
+/// What a track carries, as the layers above name it without importing
+/// Packets (one type: `Packets.MediaKind`).
 public typealias MediaTrackKind = Packets.MediaKind
 
 /// A network quality warning as the SFU's monitor raises it (PROTOCOL.md 3.8).
