@@ -73,6 +73,7 @@ let package = Package(
         .target(name: "Signaling", dependencies: [
             "Node", "Rooms", "AccessTokens",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -38,24 +39,48 @@ public struct SignalingEndpoint: Sendable {
             autoPing: .enabled(timePeriod: .milliseconds(Int64(settings.pingInterval * 1000))))
     }
 
-    /// Adds the `/v1/signal` route. With ``SignalingRequestContext`` (or any
-    /// ``ChannelProvidingContext``) the client's WebSocket ping and pong
-    /// frames count as traffic for the silence rule; otherwise only data
-    /// frames do.
-    public func register<Context: WebSocketRequestContext>(on router: Router<Context>) {
-        router.ws("/v1/signal") { inbound, outbound, context in
-            let session = SignalingSession(
-                node: node, verifier: verifier, settings: settings, token: Self.accessToken(of: context.request),
-                subscribers: subscribers, metrics: metrics, logger: context.logger, clock: clock)
-            if let channel = (context.requestContext as? any ChannelProvidingContext)?.channel {
-                do {
-                    try await ControlFrameObserver.install(on: channel) { session.receiveControlFrame() }
-                } catch {
-                    context.logger.debug("ping/pong frames will not count as traffic: \(error)")
-                }
+    /// The server's HTTP/1 builder: a WebSocket upgrade of `/v1/signal`
+    /// runs a session, and every other request goes to `router`'s routes.
+    /// The upgrade is decided here, on the connection's channel, rather than
+    /// in a router route: Hummingbird's router-based upgrade keeps the
+    /// route's request context in a box that the context itself owns, a
+    /// cycle that kept about 1 KB per connection alive for good
+    /// (`scripts/churn.sh`, heaptrack).
+    public var httpServer: HTTPServerBuilder {
+        .http1WebSocketUpgrade(configuration: .init(ws: webSocketConfiguration)) { request, channel, logger in
+            guard request.path.map(Self.isSignalingPath) ?? false else { return .dontUpgrade }
+            let token = Self.accessToken(authorization: request.headerFields[.authorization], target: request.path)
+            return .upgrade([:]) { [weak channel] inbound, outbound, context in
+                await serve(token: token, channel: channel, inbound: inbound, outbound: outbound, logger: context.logger)
             }
-            await run(session, inbound: inbound, outbound: outbound, logger: context.logger)
         }
+    }
+
+    /// Answers a plain `GET /v1/signal` (no upgrade) with 426 Upgrade Required.
+    public func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/v1/signal") { _, _ in
+            Response(
+                status: .upgradeRequired, headers: [.upgrade: "websocket", .connection: "Upgrade"])
+        }
+    }
+
+    /// One signaling connection: the client's WebSocket ping and pong frames
+    /// count as traffic for the silence rule (``ControlFrameObserver``).
+    func serve(
+        token: String?, channel: (any Channel)?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
+        logger: Logger
+    ) async {
+        let session = SignalingSession(
+            node: node, verifier: verifier, settings: settings, token: token,
+            subscribers: subscribers, metrics: metrics, logger: logger, clock: clock)
+        if let channel {
+            do {
+                try await ControlFrameObserver.install(on: channel) { session.receiveControlFrame() }
+            } catch {
+                logger.debug("ping/pong frames will not count as traffic: \(error)")
+            }
+        }
+        await run(session, inbound: inbound, outbound: outbound, logger: logger)
     }
 
     /// Three loops until the first ends: frames in, the outbox out, and a
@@ -140,10 +165,15 @@ public struct SignalingEndpoint: Sendable {
         await session.closed()
     }
 
-    static func accessToken(of request: Request) -> String? {
-        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+    static func accessToken(authorization: String?, target: String?) -> String? {
+        if let header = authorization, header.lowercased().hasPrefix("bearer ") {
             return String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
         }
-        return request.uri.queryParameters.get("access_token")
+        return target.flatMap { URI($0).queryParameters.get("access_token") }
+    }
+
+    /// `/v1/signal`, with or without a query.
+    static func isSignalingPath(_ target: String) -> Bool {
+        URI(target).path == "/v1/signal"
     }
 }

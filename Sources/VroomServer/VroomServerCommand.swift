@@ -142,7 +142,7 @@ struct Serve: AsyncParsableCommand {
         let drain = NodeDrain(
             timeout: .milliseconds(Int64(configuration.shutdown.drainTimeoutSeconds * 1000)),
             logger: Logger(label: "vroom.drain"), participants: { await host.read { $0.participantCount } })
-        let router = Router(context: SignalingRequestContext.self)
+        let router = Router(context: BasicRequestContext.self)
         // Not ready while draining, nor at the node's participant limit, where a join would get 53006.
         let nodeLimit = configuration.rooms.maxParticipantsPerNode
         router.addHealthRoutes(rtcPorts: rtcPorts) {
@@ -167,7 +167,7 @@ struct Serve: AsyncParsableCommand {
         let address = configuration.http.address
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: signaling.webSocketConfiguration)),
+            server: signaling.httpServer,
             configuration: .init(address: .hostname(address, port: Int(configuration.http.port)), serverName: "vroom"),
             onServerRunning: { channel in
                 logger.info("http: listening on \(address):\(channel.localAddress?.port ?? 0)")

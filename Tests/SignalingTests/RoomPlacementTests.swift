@@ -30,10 +30,10 @@ struct FarRoomPlacement: RoomPlacement {
         plane.start()
         let node = Node(media: RoomMedia(plane: plane), placement: FarRoomPlacement())
         let endpoint = SignalingEndpoint(node: node, verifier: AccessTokenVerifier(keys: ["SKkey": "secret"]))
-        let router = Router(context: SignalingRequestContext.self)
+        let router = Router(context: BasicRequestContext.self)
         endpoint.register(on: router)
         let app = Application(
-            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
+            router: router, server: endpoint.httpServer,
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         let issuer = AccessTokenIssuer(apiKey: "SKkey", apiSecret: "secret")
         try await app.test(.live) { client in
