@@ -27,6 +27,9 @@ public enum DropReason: Int, Hashable, Sendable, CaseIterable {
     case noSlot
     /// The rewritten packet would not fit the slot.
     case tooLarge
+    /// RTP whose `rtp-stream-id` (or repaired one) names no layer of the
+    /// m-line its MID names.
+    case unknownRID
 
     public var metricLabel: String {
         switch self {
@@ -42,6 +45,7 @@ public enum DropReason: Int, Hashable, Sendable, CaseIterable {
         case .waitingForKeyframe: "waiting_for_keyframe"
         case .noSlot: "no_slot"
         case .tooLarge: "too_large"
+        case .unknownRID: "unknown_rid"
         }
     }
 }

@@ -58,7 +58,8 @@ public final class Router {
     /// audio level, its audio feeds `takeAudioActivity`.
     public func addPublisher(
         transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?,
-        audioLevelExtensionID: UInt8? = nil, rtcpSSRC: SSRC = SSRC(1)
+        audioLevelExtensionID: UInt8? = nil, ridExtensionID: UInt8? = nil, repairedRIDExtensionID: UInt8? = nil,
+        rtcpSSRC: SSRC = SSRC(1)
     ) throws(RouterError) {
         guard publishers[transport] == nil, subscribers[transport] == nil else {
             throw .duplicateTransport(transport)
@@ -82,7 +83,7 @@ public final class Router {
     public func addReceiver(
         track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,
         rtxPayloadType: UInt8? = nil, ssrc: SSRC? = nil, rtxSSRC: SSRC? = nil, clockRate: UInt32,
-        enabled: Bool = true
+        enabled: Bool = true, layers: [SimulcastLayer] = [], priority: TrackPriority = .standard
     ) throws(RouterError) {
         guard let session = publishers[publisher] else { throw .unknownTransport(publisher) }
         guard receivers[track] == nil else { throw .duplicateTrack(track) }

@@ -60,6 +60,7 @@ struct DropCounts: Sendable, Equatable {
     var malformed: UInt64 = 0, unknownSSRC: UInt64 = 0, unknownTransport: UInt64 = 0, disabled: UInt64 = 0
     var paused: UInt64 = 0, padding: UInt64 = 0, rtxProbe: UInt64 = 0, duplicate: UInt64 = 0
     var tooOld: UInt64 = 0, waitingForKeyframe: UInt64 = 0, noSlot: UInt64 = 0, tooLarge: UInt64 = 0
+    var unknownRID: UInt64 = 0
 
     subscript(reason: DropReason) -> UInt64 {
         get {
@@ -76,6 +77,7 @@ struct DropCounts: Sendable, Equatable {
             case .waitingForKeyframe: waitingForKeyframe
             case .noSlot: noSlot
             case .tooLarge: tooLarge
+            case .unknownRID: unknownRID
             }
         }
         set {
@@ -92,6 +94,7 @@ struct DropCounts: Sendable, Equatable {
             case .waitingForKeyframe: waitingForKeyframe = newValue
             case .noSlot: noSlot = newValue
             case .tooLarge: tooLarge = newValue
+            case .unknownRID: unknownRID = newValue
             }
         }
     }

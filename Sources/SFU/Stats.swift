@@ -44,5 +44,30 @@ public struct DownTrackStats: Sendable, Equatable {
     public var roundTripTime: Double?
     public var sendersReportsSent: UInt64 = 0
     public var dropped: UInt64 = 0
+    /// The layer forwarded now (PROTOCOL.md 7): the simulcast layer's RID
+    /// (nil for a track published without simulcast) and the VP8 temporal
+    /// layer (nil when the stream has none); nil before the first packet
+    /// and while switched off.
+    public var layer: ForwardedLayer?
+    public var switchedOff = false
+    public var switchOffReason: SwitchOffReason?
+    /// Spatial or temporal layer changes so far.
+    public var layerSwitches: UInt64 = 0
     public init() {}
+}
+
+/// The layer a DownTrack forwards.
+public struct ForwardedLayer: Sendable, Equatable, Hashable {
+    /// The simulcast layer's RID; nil when the track has one layer.
+    public var rid: String?
+    /// The spatial layer's index, 0 = lowest.
+    public var spatial: Int
+    /// The highest VP8 temporal layer (TID) forwarded; nil: all (no TID).
+    public var temporal: Int?
+
+    public init(rid: String?, spatial: Int, temporal: Int?) {
+        self.rid = rid
+        self.spatial = spatial
+        self.temporal = temporal
+    }
 }

@@ -13,12 +13,21 @@ public struct NegotiatedHeaderExtensions: Hashable, Sendable {
     public var absSendTime: UInt8?
     /// `http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01`
     public var transportCC: UInt8?
+    /// `urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id` (simulcast, RFC 8852)
+    public var rid: UInt8?
+    /// `urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id`
+    public var repairedRID: UInt8?
 
-    public init(mid: UInt8? = nil, audioLevel: UInt8? = nil, absSendTime: UInt8? = nil, transportCC: UInt8? = nil) {
+    public init(
+        mid: UInt8? = nil, audioLevel: UInt8? = nil, absSendTime: UInt8? = nil, transportCC: UInt8? = nil,
+        rid: UInt8? = nil, repairedRID: UInt8? = nil
+    ) {
         self.mid = mid
         self.audioLevel = audioLevel
         self.absSendTime = absSendTime
         self.transportCC = transportCC
+        self.rid = rid
+        self.repairedRID = repairedRID
     }
 
     /// The URIs kept when offered, in the order the server writes them.

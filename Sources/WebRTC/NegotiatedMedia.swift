@@ -22,11 +22,14 @@ public struct NegotiatedMedia: Hashable, Sendable {
     public var feedback: NegotiatedFeedback
     /// The client's `a=msid`, if any.
     public var remoteMSID: SDPMediaStreamID?
+    /// The accepted simulcast layers of a publish offer's video m-line; nil
+    /// when it has one layer.
+    public var simulcast: NegotiatedSimulcast?
 
     public init(
         mid: String, kind: SDP.MediaKind, rejection: NegotiationRejection?, remoteDirection: SDPDirection,
         codec: NegotiatedCodec?, remoteSSRCs: NegotiatedSSRCs, headerExtensions: NegotiatedHeaderExtensions,
-        feedback: NegotiatedFeedback, remoteMSID: SDPMediaStreamID?
+        feedback: NegotiatedFeedback, remoteMSID: SDPMediaStreamID?, simulcast: NegotiatedSimulcast? = nil
     ) {
         self.mid = mid
         self.kind = kind
@@ -37,6 +40,7 @@ public struct NegotiatedMedia: Hashable, Sendable {
         self.headerExtensions = headerExtensions
         self.feedback = feedback
         self.remoteMSID = remoteMSID
+        self.simulcast = simulcast
     }
 
     public var isAccepted: Bool { rejection == nil }
