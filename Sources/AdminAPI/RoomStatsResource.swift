@@ -112,13 +112,32 @@ struct RoomStatsResource: Sendable {
         var retransmissions: Int
         var plisReceived: Int
         var firsReceived: Int
+        /// The layer forwarded now (PROTOCOL.md 7); null while switched off
+        /// or before the first packet.
+        @JSONNullable var layer: LayerJSON?
+        var switchedOff: Bool
+        @JSONNullable var switchOffReason: String?
 
         enum CodingKeys: String, CodingKey {
             case trackSID = "track_sid", publisherSID = "publisher_sid", name, kind, ssrc, packetsSent = "packets_sent"
             case bytesSent = "bytes_sent", bitrateBps = "bitrate_bps", packetsLost = "packets_lost"
             case fractionLost = "fraction_lost", jitterMs = "jitter_ms", roundTripTimeMs = "round_trip_time_ms"
             case nacksReceived = "nacks_received", retransmissions, plisReceived = "plis_received"
-            case firsReceived = "firs_received"
+            case firsReceived = "firs_received", layer, switchedOff = "switched_off"
+            case switchOffReason = "switch_off_reason"
+        }
+    }
+
+    /// `{"rid":"h","spatial_layer":1,"temporal_layer":2}`: `rid` null for a
+    /// track published without simulcast, `temporal_layer` null when the
+    /// stream has no VP8 temporal layers.
+    struct LayerJSON: Encodable {
+        @JSONNullable var rid: String?
+        var spatialLayer: Int
+        @JSONNullable var temporalLayer: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case rid, spatialLayer = "spatial_layer", temporalLayer = "temporal_layer"
         }
     }
 
@@ -191,7 +210,9 @@ struct RoomStatsResource: Sendable {
             nacksReceived: Int(clamping: stats.nacks),
             retransmissions: Int(clamping: stats.retransmissions),
             plisReceived: Int(clamping: stats.plisReceived),
-            firsReceived: Int(clamping: stats.firsReceived))
+            firsReceived: Int(clamping: stats.firsReceived),
+            layer: stats.layer.map { LayerJSON(rid: $0.rid, spatialLayer: $0.spatial, temporalLayer: $0.temporal) },
+            switchedOff: stats.switchedOff, switchOffReason: stats.switchOffReason?.rawValue)
     }
 
     /// Seconds as milliseconds with 0.01 ms precision, or null.

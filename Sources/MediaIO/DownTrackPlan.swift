@@ -30,6 +30,9 @@ extension MediaWorkerRooms {
                 track: plan.track, subscriber: plan.subscriber, ssrc: plan.ssrc, rtxSSRC: plan.rtxSSRC,
                 payloadType: plan.payloadType, rtxPayloadType: plan.rtxPayloadType, mid: plan.mid,
                 extensionCopies: plan.extensionCopies)
+            if let subscriber = connection(plan.subscriber) {
+                applyPreferences(of: subscriber.participant, to: plan, router: router)
+            }
             touch(room)
         } catch {
             logger.error("down track \(plan.track) -> \(plan.subscriber) not added: \(error)")

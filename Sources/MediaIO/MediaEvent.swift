@@ -17,4 +17,12 @@ public enum MediaEvent: Sendable, Hashable {
     case networkQuality(room: RoomHandle, participant: ParticipantHandle, level: Int, warnings: [MediaQualityWarning])
     /// The room's dominant speaker changed; nil: nobody speaks (2 s of silence).
     case dominantSpeaker(room: RoomHandle, participant: ParticipantHandle?)
+    /// A video track `subscriber` receives gets no layer any more
+    /// (PROTOCOL.md 7, "Switch-off").
+    case trackSwitchedOff(room: RoomHandle, subscriber: ParticipantHandle, track: TrackHandle, reason: MediaSwitchOffReason)
+    /// It gets a layer again.
+    case trackSwitchedOn(room: RoomHandle, subscriber: ParticipantHandle, track: TrackHandle)
+    /// The simulcast layers of `track` that some subscriber needs, by RID,
+    /// lowest first: for its publisher (`publisherLayers`).
+    case publisherLayers(room: RoomHandle, track: TrackHandle, active: [String])
 }

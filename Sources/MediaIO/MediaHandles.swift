@@ -41,3 +41,12 @@ public typealias MediaQualityWarning = QualityWarning
 /// section 4); one type, WebRTC's, named here for the layers above.
 public typealias MediaError = WebRTCError
 
+
+/// A video track's priority (PROTOCOL.md section 7), the SFU's type.
+public typealias MediaTrackPriority = TrackPriority
+
+/// Why a subscribed video track is switched off (PROTOCOL.md section 7).
+public typealias MediaSwitchOffReason = SwitchOffReason
+
+/// One simulcast layer of a published track (PROTOCOL.md section 7).
+public typealias MediaSimulcastLayer = SimulcastLayer

@@ -144,11 +144,15 @@ public final class MediaPlane: Sendable {
                 restart: existing.map { $0.local != local } ?? false, removed: removed.map(\.handle),
                 receivers: tracks.compactMap { track in
                     guard let negotiated = answer.media(withMID: track.mid), let codec = negotiated.codec else { return nil }
+                    let layers = (negotiated.simulcast?.rids ?? []).map { rid in
+                        let hint = track.layerHints.first { $0.rid == rid }
+                        return SimulcastLayer(rid: rid, width: hint?.width, height: hint?.height)
+                    }
                     return ReceiverPlan(
                         track: track.handle.trackID, kind: track.kind, mid: track.mid, payloadType: codec.payloadType,
                         rtxPayloadType: codec.rtxPayloadType, ssrc: negotiated.remoteSSRCs.primary,
                         rtxSSRC: negotiated.remoteSSRCs.rtx, clockRate: codec.clockRate, enabled: track.enabled,
-                        isNew: !previousTracks.contains(track.handle))
+                        isNew: !previousTracks.contains(track.handle), layers: layers, priority: track.priority)
                 })
         }
         let certificate = self.certificate
@@ -157,6 +161,9 @@ public final class MediaPlane: Sendable {
         // Audio level is negotiated on audio m-lines only (the BUNDLE shares
         // IDs, but a video-first offer has none on its first m-line).
         let audioLevelID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.audioLevel).first
+        // The same for the simulcast RID extensions, on video m-lines only.
+        let ridID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.rid).first
+        let repairedRIDID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.repairedRID).first
         let logger = self.logger
         let failures = await workers[plan.worker].perform { rooms -> [String] in
             let router = rooms.router(for: room)
@@ -168,7 +175,7 @@ public final class MediaPlane: Sendable {
                     rooms.add(MediaConnection(id: plan.transport, participant: participant, room: room, role: .publisher, transport: transport))
                     try router.addPublisher(
                         transport: plan.transport, transportCCExtensionID: extensions.transportCC, midExtensionID: extensions.mid,
-                        audioLevelExtensionID: audioLevelID)
+                        audioLevelExtensionID: audioLevelID, ridExtensionID: ridID, repairedRIDExtensionID: repairedRIDID)
                 } catch {
                     logger.error("\(participant): publisher connection not created: \(error)")
                     rooms.removeConnection(plan.transport)
@@ -186,7 +193,7 @@ public final class MediaPlane: Sendable {
                             track: receiver.track, publisher: plan.transport, kind: receiver.kind, mid: receiver.mid,
                             payloadType: receiver.payloadType, rtxPayloadType: receiver.rtxPayloadType,
                             ssrc: receiver.ssrc, rtxSSRC: receiver.rtxSSRC, clockRate: receiver.clockRate,
-                            enabled: receiver.enabled)
+                            enabled: receiver.enabled, layers: receiver.layers, priority: receiver.priority)
                         rooms.attachPendingDownTracks(of: receiver.track, in: room)
                     } else {
                         try router.updateReceiverSSRCs(track: receiver.track, ssrc: receiver.ssrc, rtxSSRC: receiver.rtxSSRC)
@@ -255,6 +262,32 @@ public final class MediaPlane: Sendable {
         }
     }
 
+    /// What `participant` asked for `track` it receives (PROTOCOL.md 7):
+    /// `setContentPreferences`, `setTrackPriority`, `switchOffTrack` /
+    /// `switchOnTrack`. Kept for a DownTrack that does not exist yet.
+    public func updatePreferences(
+        participant: ParticipantHandle, room: RoomHandle, track: TrackHandle,
+        _ change: @escaping @Sendable (inout DownTrackPreferences) -> Void
+    ) {
+        // Known to the plane, so that `remove(participant:)` forgets the
+        // worker's copy even when no connection was ever negotiated.
+        state.withLock { state in
+            if state.participants[participant] == nil {
+                state.participants[participant] = ParticipantMedia(room: room, worker: workerIndex(for: room))
+            }
+        }
+        workers[workerIndex(for: room)].enqueue { rooms in
+            rooms.updatePreferences(participant: participant, room: room, track: track.trackID, change)
+        }
+    }
+
+    /// The publisher changed its priority for `track`.
+    public func setPublisherPriority(room: RoomHandle, track: TrackHandle, priority: MediaTrackPriority) {
+        workers[workerIndex(for: room)].enqueue { rooms in
+            try? rooms.routers[room]?.setPublisherPriority(track: track.trackID, priority)
+        }
+    }
+
     /// Ends both connections of a participant.
     public func remove(participant: ParticipantHandle) {
         guard let media = state.withLock({ $0.participants.removeValue(forKey: participant) }) else { return }
@@ -262,6 +295,7 @@ public final class MediaPlane: Sendable {
         let tracks = media.publisher?.tracks.values.map(\.handle.trackID) ?? []
         let room = media.room
         workers[media.worker].enqueue { rooms in
+            rooms.subscriberPreferences[participant] = nil
             for track in tracks { rooms.forgetPendingDownTracks(of: track) }
             for connection in connections {
                 rooms.forgetPendingDownTracks(toSubscriber: connection)
@@ -320,4 +354,7 @@ struct ReceiverPlan: Sendable {
     var clockRate: UInt32
     var enabled: Bool
     var isNew: Bool
+    /// Simulcast layers, lowest first; empty for one layer.
+    var layers: [SimulcastLayer]
+    var priority: TrackPriority
 }

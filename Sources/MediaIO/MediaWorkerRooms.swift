@@ -21,6 +21,8 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     var pendingDownTracks: [TrackID: [(RoomHandle, DownTrackPlan)]] = [:]
     /// Network quality and dominant speaker per room.
     var signals: [RoomHandle: RoomSignals] = [:]
+    /// What each subscriber asked for the video it receives, by track.
+    var subscriberPreferences: [ParticipantHandle: [TrackID: DownTrackPreferences]] = [:]
     let events: @Sendable (MediaEvent) -> Void
     let logger: Logger
     let qualityConfiguration: NetworkQualityMonitor.Configuration
@@ -148,6 +150,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                 routerDeadlines[room] = deadline
             }
             if deadline < next { next = deadline }
+            reportLayerEvents(of: router, room: room)
             let signalsDue = runSignals(room: room, router: router, now: now)
             if signalsDue < next { next = signalsDue }
         }

@@ -97,11 +97,21 @@ public struct PublishedTrackMedia: Sendable, Hashable {
     public var handle: TrackHandle
     public var kind: MediaTrackKind
     public var enabled: Bool
+    /// The publisher's priority for it (PROTOCOL.md 7).
+    public var priority: MediaTrackPriority
+    /// What the `tracks` entry says of its simulcast layers (sizes by RID);
+    /// the layers themselves come from the offer's `a=simulcast`.
+    public var layerHints: [MediaSimulcastLayer]
 
-    public init(mid: String, handle: TrackHandle, kind: MediaTrackKind, enabled: Bool) {
+    public init(
+        mid: String, handle: TrackHandle, kind: MediaTrackKind, enabled: Bool, priority: MediaTrackPriority = .standard,
+        layerHints: [MediaSimulcastLayer] = []
+    ) {
         self.mid = mid
         self.handle = handle
         self.kind = kind
         self.enabled = enabled
+        self.priority = priority
+        self.layerHints = layerHints
     }
 }

@@ -30,6 +30,10 @@ struct MediaDirectory: Sendable {
     func room(_ handle: RoomHandle) -> RoomSID? { rooms.sid(of: handle) }
     func participant(_ handle: ParticipantHandle) -> ParticipantSID? { participants.sid(of: handle) }
     func track(_ handle: TrackHandle) -> TrackSID? { tracks.sid(of: handle) }
+    /// Who published `track` (nil once it is unpublished).
+    func publisher(of track: TrackSID) -> ParticipantSID? {
+        members.first { $0.value.tracks.contains(track) }?.key
+    }
 
     /// `publisher` publishes exactly `current` now: handles for new tracks,
     /// none any more for the ones that went.

@@ -55,7 +55,7 @@ public final class Node: Sendable {
             throw NodeError(error)
         }
         do throws(MediaError) {
-            try await media.applyPublish(participant: participant, room: room, pending, tracks: assignments)
+            try await media.applyPublish(participant: participant, room: room, pending, tracks: assignments, requests: tracks)
         } catch {
             // 53401: the server could not set up its side. The client gets
             // no answer, so none of its new tracks can flow: the room takes

@@ -33,15 +33,24 @@ public final class RoomMedia: Sendable {
 
     /// Applies an answer the room accepted, with the room's track SIDs;
     /// 53401 when the server cannot set up its side.
+    /// `requests` are the `tracks` entries of the `publish`, for each
+    /// track's priority and simulcast layer sizes.
     public func applyPublish(
-        participant: ParticipantSID, room: RoomSID, _ pending: PendingPublish, tracks: [PublishedTrackAssignment]
+        participant: ParticipantSID, room: RoomSID, _ pending: PendingPublish, tracks: [PublishedTrackAssignment],
+        requests: [TrackRequest] = []
     ) async throws(MediaError) {
         let (handle, roomHandle, media) = directory.withLock { directory in
             let (handle, roomHandle) = directory.handles(participant: participant, room: room)
             let handles = directory.setPublished(tracks.map(\.sid), by: participant)
             let media = tracks.compactMap { track in
-                handles[track.sid].map {
-                    PublishedTrackMedia(mid: track.mid, handle: $0, kind: track.kind == .audio ? .audio : .video, enabled: track.enabled)
+                handles[track.sid].map { trackHandle in
+                    let request = requests.first { $0.mid == track.mid }
+                    return PublishedTrackMedia(
+                        mid: track.mid, handle: trackHandle, kind: track.kind == .audio ? .audio : .video,
+                        enabled: track.enabled, priority: MediaTrackPriority(request?.priority ?? .standard),
+                        layerHints: (request?.layers ?? []).map {
+                            MediaSimulcastLayer(rid: $0.rid, width: $0.width, height: $0.height)
+                        })
                 }
             }
             return (handle, roomHandle, media)
@@ -59,6 +68,21 @@ public final class RoomMedia: Sendable {
         }
         guard let (handle, trackHandle) = handles else { return }
         await plane.unpublish(participant: handle, track: trackHandle)
+    }
+
+    // MARK: - What a subscriber asks for the video it receives (PROTOCOL.md 7)
+
+    /// Applies `change` to `subscriber`'s preferences for `track`, which
+    /// `publisher` published in `room`; kept until its DownTrack exists.
+    public func updatePreferences(
+        subscriber: ParticipantSID, room: RoomSID, track: TrackSID, publisher: ParticipantSID,
+        _ change: @escaping @Sendable (inout DownTrackPreferences) -> Void
+    ) {
+        let (handle, roomHandle, trackHandle) = directory.withLock { directory in
+            let (handle, roomHandle) = directory.handles(participant: subscriber, room: room)
+            return (handle, roomHandle, directory.subscribedTrackHandle(track, publisher: publisher, room: room))
+        }
+        plane.updatePreferences(participant: handle, room: roomHandle, track: trackHandle, change)
     }
 
     // MARK: - Subscriber connection
@@ -152,6 +176,21 @@ public final class RoomMedia: Sendable {
             case .dominantSpeaker(let room, let participant):
                 guard let roomSID = directory.room(room) else { return nil }
                 return .dominantSpeaker(room: roomSID, participant: participant.flatMap { directory.participant($0) })
+            case .trackSwitchedOff(_, let subscriber, let track, let reason):
+                guard let subscriberSID = directory.participant(subscriber), let trackSID = directory.track(track),
+                    let reason = TrackSwitchOffReason(rawValue: reason.rawValue)
+                else { return nil }
+                return .trackSwitchedOff(subscriber: subscriberSID, track: trackSID, reason: reason)
+            case .trackSwitchedOn(_, let subscriber, let track):
+                guard let subscriberSID = directory.participant(subscriber), let trackSID = directory.track(track) else {
+                    return nil
+                }
+                return .trackSwitchedOn(subscriber: subscriberSID, track: trackSID)
+            case .publisherLayers(_, let track, let active):
+                guard let trackSID = directory.track(track), let publisher = directory.publisher(of: trackSID) else {
+                    return nil
+                }
+                return .publisherLayers(publisher: publisher, track: trackSID, active: active)
             }
         }
     }
@@ -204,5 +243,16 @@ public struct SubscribedTrackRef: Sendable, Hashable {
     public init(sid: TrackSID, publisher: ParticipantSID) {
         self.sid = sid
         self.publisher = publisher
+    }
+}
+
+extension MediaTrackPriority {
+    /// The media plane's priority for the rooms' one (the same names).
+    init(_ priority: TrackPriority) {
+        switch priority {
+        case .low: self = .low
+        case .standard: self = .standard
+        case .high: self = .high
+        }
     }
 }

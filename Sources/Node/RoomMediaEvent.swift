@@ -11,4 +11,9 @@ public enum RoomMediaEvent: Sendable, Hashable {
     case networkQuality(room: RoomSID, participant: ParticipantSID, level: Int, warnings: [NetworkQualityWarning])
     /// The room's dominant speaker changed; nil: nobody speaks.
     case dominantSpeaker(room: RoomSID, participant: ParticipantSID?)
+    /// A video track `subscriber` receives is switched off, or on again (PROTOCOL.md 7).
+    case trackSwitchedOff(subscriber: ParticipantSID, track: TrackSID, reason: TrackSwitchOffReason)
+    case trackSwitchedOn(subscriber: ParticipantSID, track: TrackSID)
+    /// The layers of `track` some subscriber needs, for its publisher.
+    case publisherLayers(publisher: ParticipantSID, track: TrackSID, active: [String])
 }

@@ -26,4 +26,11 @@ public enum ParticipantNotice: Hashable, Sendable {
     case networkQuality(participant: ParticipantSID, level: Int, warnings: [NetworkQualityWarning])
     /// The room's dominant speaker; nil when nobody speaks.
     case dominantSpeaker(ParticipantSID?)
+    /// A video track this participant receives gets no layer any more
+    /// (PROTOCOL.md 7, "Switch-off"), or gets one again.
+    case trackSwitchedOff(TrackSID, reason: TrackSwitchOffReason)
+    case trackSwitchedOn(TrackSID)
+    /// For the publisher of a simulcast track: the layers some subscriber
+    /// needs, by RID, lowest first (`publisherLayers`).
+    case publisherLayers(TrackSID, active: [String])
 }

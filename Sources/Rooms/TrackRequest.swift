@@ -12,12 +12,21 @@ public struct TrackRequest: Hashable, Sendable {
     /// (a renegotiation must not re-enable a track disabled by `setTrackEnabled`)
     /// and means enabled for a new track.
     public var enabled: Bool?
+    /// The publisher's priority for a video track (PROTOCOL.md 7); nil: standard.
+    public var priority: TrackPriority?
+    /// The simulcast layers' sizes, if the client gave them.
+    public var layers: [TrackLayer]
 
-    public init(mid: String, name: String, kind: String, enabled: Bool? = nil) {
+    public init(
+        mid: String, name: String, kind: String, enabled: Bool? = nil, priority: TrackPriority? = nil,
+        layers: [TrackLayer] = []
+    ) {
         self.mid = mid
         self.name = name
         self.kind = kind
         self.enabled = enabled
+        self.priority = priority
+        self.layers = layers
     }
 }
 

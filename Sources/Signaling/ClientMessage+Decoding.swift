@@ -5,7 +5,7 @@ import Rooms
 /// for required ones; unknown fields are ignored.
 extension ClientMessage {
     private enum Field: String, CodingKey {
-        case trackSid, enabled, rules, sdp
+        case trackSid, enabled, rules, sdp, priority, renderDimensions
     }
 
     /// The message of `type` read from the frame's object; `nil` for a type
@@ -40,6 +40,20 @@ extension ClientMessage {
             self = .ping
         case "leave":
             self = .leave
+        case "setTrackPriority":
+            let fields = try decoder.container(keyedBy: Field.self)
+            self = .setTrackPriority(
+                trackSid: try fields.decode(String.self, forKey: .trackSid),
+                priority: try fields.decodeIfPresent(TrackPriority.self, forKey: .priority))
+        case "setContentPreferences":
+            let fields = try decoder.container(keyedBy: Field.self)
+            self = .setContentPreferences(
+                trackSid: try fields.decode(String.self, forKey: .trackSid),
+                renderDimensions: try fields.decodeIfPresent(RenderSize.self, forKey: .renderDimensions))
+        case "switchOffTrack", "switchOnTrack":
+            let fields = try decoder.container(keyedBy: Field.self)
+            let trackSid = try fields.decode(String.self, forKey: .trackSid)
+            self = type == "switchOffTrack" ? .switchOffTrack(trackSid: trackSid) : .switchOnTrack(trackSid: trackSid)
         case "candidate":
             // Its fields (candidate, sdpMid, ...) are not read: ICE-lite needs none.
             self = .candidate

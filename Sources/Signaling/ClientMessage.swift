@@ -28,6 +28,16 @@ public enum ClientMessage: Sendable, Equatable {
     case leave
     /// `candidate`: trickle ICE, accepted and ignored (the server is ICE-lite, section 5).
     case candidate
+    /// `setTrackPriority {trackSid, priority}`: this subscriber's own
+    /// priority for a video track; `null` goes back to the publisher's (7).
+    case setTrackPriority(trackSid: String, priority: TrackPriority?)
+    /// `setContentPreferences {trackSid, renderDimensions}`: the size this
+    /// subscriber renders a video track at; `null` clears it (7).
+    case setContentPreferences(trackSid: String, renderDimensions: RenderSize?)
+    /// `switchOffTrack` / `switchOnTrack {trackSid}` under
+    /// `clientTrackSwitchOffControl: "manual"` (7).
+    case switchOffTrack(trackSid: String)
+    case switchOnTrack(trackSid: String)
 
     /// The `type` string of this message.
     public var type: String {
@@ -44,6 +54,10 @@ public enum ClientMessage: Sendable, Equatable {
         case .ping: "ping"
         case .leave: "leave"
         case .candidate: "candidate"
+        case .setTrackPriority: "setTrackPriority"
+        case .setContentPreferences: "setContentPreferences"
+        case .switchOffTrack: "switchOffTrack"
+        case .switchOnTrack: "switchOnTrack"
         }
     }
 
@@ -56,12 +70,18 @@ public enum ClientMessage: Sendable, Equatable {
         public var resume: String?
         /// Initial subscribe rules; `nil` means the default, include all.
         public var rules: [SubscribeRule]?
+        /// Twilio's Network Bandwidth Profile (7); `nil`: the defaults.
+        public var bandwidthProfile: BandwidthProfile?
 
-        public init(room: String? = nil, name: String? = nil, resume: String? = nil, rules: [SubscribeRule]? = nil) {
+        public init(
+            room: String? = nil, name: String? = nil, resume: String? = nil, rules: [SubscribeRule]? = nil,
+            bandwidthProfile: BandwidthProfile? = nil
+        ) {
             self.room = room
             self.name = name
             self.resume = resume
             self.rules = rules
+            self.bandwidthProfile = bandwidthProfile
         }
     }
 
@@ -84,12 +104,21 @@ public enum ClientMessage: Sendable, Equatable {
         public var kind: TrackKind
         /// `nil` when absent: the track starts enabled.
         public var enabled: Bool?
+        /// The publisher's priority for a video track (7); `nil`: standard.
+        public var priority: TrackPriority?
+        /// Simulcast layer sizes by RID (7), optional.
+        public var layers: [TrackLayer]?
 
-        public init(mid: String, name: String, kind: TrackKind, enabled: Bool? = nil) {
+        public init(
+            mid: String, name: String, kind: TrackKind, enabled: Bool? = nil, priority: TrackPriority? = nil,
+            layers: [TrackLayer]? = nil
+        ) {
             self.mid = mid
             self.name = name
             self.kind = kind
             self.enabled = enabled
+            self.priority = priority
+            self.layers = layers
         }
     }
 

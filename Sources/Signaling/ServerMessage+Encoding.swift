@@ -10,7 +10,7 @@ extension ServerMessage {
         private enum Key: String, CodingKey {
             case id, room, participant, participants, sessionToken, reconnectWindowSeconds, iceServers, resumed
             case sdp, tracks, code, message, reason, sid, from, content, contentType, sequenceNumber
-            case participantSid, track, trackSid, level, warnings, url
+            case participantSid, track, trackSid, level, warnings, url, active
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -84,6 +84,14 @@ extension ServerMessage {
                 try o.encode(message, forKey: .message)
             case .redirect(let url):
                 try o.encode(url, forKey: .url)
+            case .trackSwitchedOff(let trackSid, let reason):
+                try o.encode(trackSid, forKey: .trackSid)
+                try o.encode(reason, forKey: .reason)
+            case .trackSwitchedOn(let trackSid):
+                try o.encode(trackSid, forKey: .trackSid)
+            case .publisherLayers(let trackSid, let active):
+                try o.encode(trackSid, forKey: .trackSid)
+                try o.encode(active, forKey: .active)
             }
         }
     }

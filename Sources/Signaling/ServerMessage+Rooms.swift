@@ -75,6 +75,12 @@ extension ServerMessage {
             self = .networkQuality(participantSid: participant.rawValue, level: level, warnings: warnings.map(\.rawValue))
         case .dominantSpeaker(let participant):
             self = .dominantSpeaker(participantSid: participant?.rawValue)
+        case .trackSwitchedOff(let track, let reason):
+            self = .trackSwitchedOff(trackSid: track.rawValue, reason: reason.rawValue)
+        case .trackSwitchedOn(let track):
+            self = .trackSwitchedOn(trackSid: track.rawValue)
+        case .publisherLayers(let track, let active):
+            self = .publisherLayers(trackSid: track.rawValue, active: active)
         case .subscriptionsChanged, .disconnected:
             return nil
         }

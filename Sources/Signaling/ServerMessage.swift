@@ -41,6 +41,12 @@ public enum ServerMessage: Sendable, Equatable {
     case disconnected(code: SignalingErrorCode, message: String)
     /// Connect to another node instead.
     case redirect(url: String)
+    /// A video track this participant receives gets no layer (PROTOCOL.md 7).
+    case trackSwitchedOff(trackSid: String, reason: String)
+    /// It gets one again.
+    case trackSwitchedOn(trackSid: String)
+    /// To a simulcast track's publisher: the layers some subscriber needs.
+    case publisherLayers(trackSid: String, active: [String])
 
     /// The `type` string of this message.
     public var type: String {
@@ -66,6 +72,9 @@ public enum ServerMessage: Sendable, Equatable {
         case .networkQuality: "networkQuality"
         case .disconnected: "disconnected"
         case .redirect: "redirect"
+        case .trackSwitchedOff: "trackSwitchedOff"
+        case .trackSwitchedOn: "trackSwitchedOn"
+        case .publisherLayers: "publisherLayers"
         }
     }
 

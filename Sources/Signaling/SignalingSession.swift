@@ -173,6 +173,24 @@ actor SignalingSession {
                 Task { await host.leave(participant: participant, connection: outbox) }
             case .candidate:
                 ok(id)  // ICE-lite learns addresses from STUN checks (PROTOCOL.md section 5)
+            case .setTrackPriority(let trackSid, let priority):
+                try await node.setTrackPriority(participant: participant, track: try trackSID(trackSid), priority: priority)
+                ok(id)
+            case .setContentPreferences(let trackSid, let size):
+                try await node.setRenderDimensions(
+                    participant: participant, track: try trackSID(trackSid), width: size?.width, height: size?.height)
+                ok(id)
+            case .switchOffTrack(let trackSid), .switchOnTrack(let trackSid):
+                guard subscribers.withState(participant, { $0.bandwidthProfile.allowsManualSwitchOff }) else {
+                    reply(
+                        SignalingError.invalidMessage(
+                            "\(message.type) needs bandwidthProfile.video.clientTrackSwitchOffControl \"manual\" in join"
+                        ).errorMessage(id: id))
+                    return
+                }
+                try await node.setSwitchedOff(
+                    participant: participant, track: try trackSID(trackSid), message.type == "switchOffTrack")
+                ok(id)
             }
         } catch {
             reply(SignalingError(error).errorMessage(id: id))
@@ -245,6 +263,9 @@ actor SignalingSession {
                 }
             }
             participant = result.participant.sid
+            if let profile = join.bandwidthProfile {
+                subscribers.withState(result.participant.sid) { $0.bandwidthProfile = profile }
+            }
             metrics.joinCompleted(ContinuousClock.now - started)
             if !result.resumed {
                 // A new participant SID: forget the subscriber connections of
@@ -272,7 +293,11 @@ actor SignalingSession {
     private func publish(_ publish: ClientMessage.Publish, participant: ParticipantSID, id: String?) async throws(RoomError) {
         // The room is the one `join` recorded in the outbox.
         guard let room = outbox.joined?.room else { throw .participantNotFound }
-        let requests = publish.tracks.map { TrackRequest(mid: $0.mid, name: $0.name, kind: $0.kind.rawValue, enabled: $0.enabled) }
+        let requests = publish.tracks.map {
+            TrackRequest(
+                mid: $0.mid, name: $0.name, kind: $0.kind.rawValue, enabled: $0.enabled, priority: $0.priority,
+                layers: $0.layers ?? [])
+        }
         let published: (sdp: String, tracks: [PublishedTrackAssignment])
         do throws(NodeError) {
             published = try await node.publish(participant: participant, room: room, offer: publish.sdp, tracks: requests)

@@ -12,6 +12,9 @@ struct SubscriberConnectionState: Sendable {
     /// The subscriptions changed while an offer was in flight: offer again
     /// once it is answered (never two offers before an answer).
     var offerWanted = false
+    /// The `bandwidthProfile` of the participant's join (a resume that
+    /// carries one replaces it).
+    var bandwidthProfile = BandwidthProfile()
 }
 
 /// Every participant's `SubscriberConnectionState`, shared by the sessions.

@@ -336,7 +336,7 @@ def build(twilio):
         "SubscribedTrackStats": {
             "type": "object",
             "description": "What the server sends of a track to the subscribing participant, and what its receiver reports say (null before the first).",
-            "required": ["track_sid", "publisher_sid", "name", "kind", "ssrc", "packets_sent", "bytes_sent", "bitrate_bps", "packets_lost", "fraction_lost", "jitter_ms", "round_trip_time_ms", "nacks_received", "retransmissions", "plis_received", "firs_received"],
+            "required": ["track_sid", "publisher_sid", "name", "kind", "ssrc", "packets_sent", "bytes_sent", "bitrate_bps", "packets_lost", "fraction_lost", "jitter_ms", "round_trip_time_ms", "nacks_received", "retransmissions", "plis_received", "firs_received", "layer", "switched_off", "switch_off_reason"],
             "properties": {
                 "track_sid": {"type": "string", "pattern": "^MT[0-9a-f]{32}$"},
                 "publisher_sid": {"type": ["string", "null"], "pattern": "^PA[0-9a-f]{32}$"},
@@ -354,6 +354,18 @@ def build(twilio):
                 "retransmissions": {"type": "integer", "minimum": 0},
                 "plis_received": {"type": "integer", "minimum": 0},
                 "firs_received": {"type": "integer", "minimum": 0},
+                "layer": {
+                    "type": ["object", "null"],
+                    "description": "The layer forwarded now (PROTOCOL.md section 7); null while switched off or before the first packet.",
+                    "required": ["rid", "spatial_layer", "temporal_layer"],
+                    "properties": {
+                        "rid": {"type": ["string", "null"], "description": "The simulcast layer's RID; null for a track published without simulcast."},
+                        "spatial_layer": {"type": "integer", "minimum": 0, "description": "0 = the lowest simulcast layer."},
+                        "temporal_layer": {"type": ["integer", "null"], "minimum": 0, "description": "The highest VP8 temporal layer forwarded; null when the stream has none."},
+                    },
+                },
+                "switched_off": {"type": "boolean"},
+                "switch_off_reason": {"type": ["string", "null"], "enum": ["network-congestion", "max-bandwidth-reached", "disabled-by-subscriber", "disabled-by-publisher", None]},
             },
         },
         "Health": {
