@@ -37,6 +37,9 @@ final class RecordingConnection: ParticipantConnection, @unchecked Sendable {
         case .networkQuality(let participant, let level, let warnings):
             "networkQuality \(participant.rawValue) \(level) \(warnings.map(\.rawValue))"
         case .dominantSpeaker(let participant): "dominantSpeaker \(participant?.rawValue ?? "null")"
+        case .trackSwitchedOff(let track, let reason): "trackSwitchedOff \(track.rawValue) \(reason.rawValue)"
+        case .trackSwitchedOn(let track): "trackSwitchedOn \(track.rawValue)"
+        case .publisherLayers(let track, let active): "publisherLayers \(track.rawValue) \(active)"
         }
     }
 }

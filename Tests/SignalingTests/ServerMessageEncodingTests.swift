@@ -207,7 +207,8 @@ import Testing
             .trackEnabled(participantSid: "", trackSid: "", reason: nil),
             .trackDisabled(participantSid: "", trackSid: "", reason: nil), .dominantSpeaker(participantSid: nil),
             .networkQuality(participantSid: "", level: 0, warnings: []), .disconnected(code: .roomCompleted, message: ""),
-            .redirect(url: ""),
+            .redirect(url: ""), .trackSwitchedOff(trackSid: "", reason: ""), .trackSwitchedOn(trackSid: ""),
+            .publisherLayers(trackSid: "", active: []),
         ]
         let names = all.map { JSONValue.parse(SignalingCodec.encode($0))?["type"] }
         #expect(
@@ -215,7 +216,8 @@ import Testing
                 "joined", "publishAnswer", "subscribeOffer", "ok", "error", "pong", "messageSent", "messageFailed",
                 "message", "participantConnected", "participantDisconnected", "participantReconnecting",
                 "participantReconnected", "trackPublished", "trackUnpublished", "trackEnabled", "trackDisabled",
-                "dominantSpeaker", "networkQuality", "disconnected", "redirect",
+                "dominantSpeaker", "networkQuality", "disconnected", "redirect", "trackSwitchedOff", "trackSwitchedOn",
+                "publisherLayers",
             ])
     }
 }
