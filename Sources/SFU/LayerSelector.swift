@@ -84,6 +84,7 @@ public struct LayerSelector: Sendable {
     /// Re-decides the target at `now`; true when it changed (the router then
     /// asks for a keyframe on the new target). Allocates nothing.
     public mutating func update(now: MediaTime, layer: (Int) -> Layer) -> Bool {
+        let previous = target
         if let since = waitingSince, isSwitching, now.nanoseconds(since: since) >= Self.keyframeTimeout {
             // The target's keyframe never came: skip it for a while.
             retryAfter[target] = now.adding(nanoseconds: backoff[target])
@@ -121,13 +122,13 @@ public struct LayerSelector: Sendable {
         } else {
             choice = ideal
         }
-        guard choice != target else {
-            if isSwitching && waitingSince == nil { waitingSince = now }
-            return false
+        if choice != target {
+            target = choice
+            waitingSince = choice == current ? nil : now
+        } else if isSwitching && waitingSince == nil {
+            waitingSince = now
         }
-        target = choice
-        waitingSince = choice == current ? nil : now
-        return true
+        return target != previous
     }
 
     /// The target's keyframe arrived and the DownTrack now forwards `layer`.

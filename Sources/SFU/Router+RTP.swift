@@ -155,7 +155,7 @@ extension Router {
             let before = downTrack.temporal.current
             let admitted = downTrack.temporal.admit(input)
             if downTrack.temporal.current != before {
-                downTrack.stats.layerSwitches &+= 1
+                if downTrack.munger.lastForwardTime != nil { downTrack.stats.layerSwitches &+= 1 }
                 downTrack.stats.layer = downTrack.forwardedLayer()
             }
             guard admitted else {

@@ -39,8 +39,9 @@ public final class Router {
     /// Layer events not yet taken (`takeEvents`).
     var events: [RouterEvent] = []
     /// The newest `now` the router was given (packets, ticks, commands):
-    /// the time for commands that take none (`addDownTrack`).
-    var lastNow = MediaTime(nanoseconds: 0)
+    /// the time for commands that take none (`addDownTrack`); nil before
+    /// any (then the first tick decides).
+    var lastNow: MediaTime?
 
     struct Route {
         let receiver: Receiver
@@ -245,7 +246,7 @@ public final class Router {
         if let rtx = downTrack.rtxSSRC { downTrackRoutes[Self.key(subscriber, rtx)] = downTrack }
         noteSwitchOff(downTrack)
         if receiver.isSimulcast {
-            updateLayer(downTrack, now: lastNow)
+            if let lastNow { updateLayer(downTrack, now: lastNow) }
             updatePublisherLayers(receiver)
         }
         if receiver.kind == .video && receiver.isForwarding { wantKeyframe(receiver.layer(at: downTrack.targetLayer)) }
