@@ -140,6 +140,9 @@ extension Router {
             downTrack.currentLayer = layer
             downTrack.selector?.switched(to: layer)
             downTrack.munger.requestResync()
+            downTrack.temporal.restart()
+            // The subscriber's next report is on another layer's loss figures.
+            downTrack.previousReport = nil
         }
         forward(view, payloadOffset: payloadOffset, input: input, to: downTrack, now: now, into: &sink)
     }

@@ -287,7 +287,15 @@ public final class Router {
         subscribers[subscriber]?.downTracks.first { $0.track == track }?.stats
     }
 
-    /// The SSRCs a track's receiver uses now (declared or learned).
+    /// One simulcast layer's receive figures, by RID (`receiverStats` gives
+    /// the lowest layer's).
+    public func receiverStats(track: TrackID, rid: String) -> ReceiverStats? {
+        guard let receiver = receivers[track] else { return nil }
+        return (0..<receiver.layerCount).lazy.map { receiver.layer(at: $0) }.first { $0.rid == rid }?.stats
+    }
+
+    /// The SSRCs a track's receiver uses now (declared or learned; the
+    /// lowest layer's for a simulcast track).
     public func receiverSSRCs(track: TrackID) -> (ssrc: SSRC?, rtxSSRC: SSRC?)? {
         receivers[track].map { ($0.primarySSRC, $0.rtxSSRC) }
     }

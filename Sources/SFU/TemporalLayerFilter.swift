@@ -25,7 +25,7 @@ public struct TemporalLayerFilter: Sendable, Equatable {
     /// is judged by its own TID.
     public mutating func admit(_ input: ForwardInput) -> Bool {
         guard let tid = input.temporalLayer else { return true }
-        if let frame = frameTimestamp {
+        if let frame = frameTimestamp, !input.isKeyframe {
             if input.timestamp == frame { return !droppingFrame }
             if Int32(bitPattern: input.timestamp &- frame) < 0 { return tid <= current }
         }
@@ -41,5 +41,13 @@ public struct TemporalLayerFilter: Sendable, Equatable {
         }
         droppingFrame = tid > current
         return !droppingFrame
+    }
+
+    /// Forgets the frame in progress: the next packet starts a new one.
+    /// For a switch to another stream (a simulcast layer), whose timestamps
+    /// have nothing to do with the last one's.
+    public mutating func restart() {
+        frameTimestamp = nil
+        droppingFrame = false
     }
 }

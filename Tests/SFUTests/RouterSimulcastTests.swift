@@ -220,6 +220,8 @@ import WebRTC
         let nacks = try sent.rtcp(to: S.publisher).compactMap { if case .nack(let n) = $0 { n } else { nil } }
         #expect(nacks.map(\.mediaSSRC) == [S.ssrc(1)])
         #expect(nacks.first?.items == [NACKItem(packetID: 2002)])
+        #expect(room.router.receiverStats(track: S.video, rid: "h")?.nacksSent == 1)
+        #expect(room.router.receiverStats(track: S.video, rid: "f")?.nacksSent == 0)
         #expect(try sent.rtp(to: S.alice).map(\.sequenceNumber) == [103])
         // The repair comes on a new SSRC with MID and repaired RID "h".
         let original = S.packet(layer: 1, frame: 2)

@@ -92,4 +92,26 @@ import Testing
             #expect(result)
         }
     }
+
+    @Test func anotherStreamStartsAFreshFrameAfterRestartOrAtAKeyframe() {
+        var filter = TemporalLayerFilter(cap: 0)
+        do {
+            let admitted = filter.admit(input(4_000_000_000, tid: 0))
+            #expect(admitted)
+        }
+        // Another layer's stream, timestamps "older": without a restart its
+        // TID 2 frame would be judged packet by packet.
+        filter.restart()
+        do {
+            let first = filter.admit(input(1000, tid: 2))
+            let second = filter.admit(input(1000, tid: 0))  // same frame: same decision
+            #expect(!first && !second)
+        }
+        // A keyframe is a new frame whatever its timestamp, and goes to the cap.
+        filter.cap = 2
+        do {
+            let key = filter.admit(input(500, tid: 0, key: true))
+            #expect(key && filter.current == 2)
+        }
+    }
 }
