@@ -234,6 +234,24 @@ import WebRTC
         #expect(room.router.counters.dropped(.unknownSSRC) == 0)
     }
 
+    @Test func eachLayerHasItsOwnReceptionReport() throws {
+        var room = try started()
+        room.frame()
+        room.frame(layers: [0, 2])  // h misses a frame: its numbering has a gap
+        room.frame()
+        room.tick()
+        room.advance(ms: 1000)
+        room.tick()
+        let reports = try room.sink.drain().rtcp(to: S.publisher).compactMap {
+            if case .rr(let rr) = $0 { rr } else { nil }
+        }
+        let blocks = reports.flatMap(\.reports)
+        #expect(Set(blocks.map(\.ssrc)) == [S.ssrc(0), S.ssrc(1), S.ssrc(2)])
+        #expect(blocks.first { $0.ssrc == S.ssrc(0) }?.extendedHighestSequence == 1003)
+        #expect(blocks.first { $0.ssrc == S.ssrc(1) }?.extendedHighestSequence == 2002)
+        #expect(blocks.first { $0.ssrc == S.ssrc(2) }?.extendedHighestSequence == 3003)
+    }
+
     @Test func subscriberPLIAndNACKGoToTheForwardedLayer() throws {
         var room = try started()
         room.frame()
