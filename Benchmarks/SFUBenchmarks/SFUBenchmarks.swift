@@ -172,4 +172,27 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+
+    for subscribers in [10, 50] {
+        Benchmark("SFU VP8 simulcast forward with switches to \(subscribers) subscribers (x1000)", configuration: perPacket) {
+            benchmark in
+            let scenario = SimulcastScenario(subscribers: subscribers)
+            let before = scenario.switches
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { scenario.push() }
+            benchmark.stopMeasurement()
+            precondition(scenario.sink.packets > 0 && scenario.switches > before)
+            blackHole(scenario.sink.bytes)
+        }
+        Benchmark("SFU VP8 simulcast forward with switches to \(subscribers) subscribers, 900 packets (mallocs)") {
+            benchmark in
+            let scenario = SimulcastScenario(subscribers: subscribers)
+            let before = scenario.switches
+            benchmark.startMeasurement()
+            for _ in 0..<900 { scenario.push() }
+            benchmark.stopMeasurement()
+            precondition(scenario.sink.packets > 0 && scenario.switches > before)
+            blackHole(scenario.sink.bytes)
+        }
+    }
 }

@@ -39,6 +39,33 @@ public final class DownTrack {
     /// than 16 bytes); otherwise the one-byte form (RFC 8285).
     let twoByteExtensions: Bool
 
+    // Layers (PROTOCOL.md section 7).
+    /// The spatial layer forwarded now: always 0 for a track of one layer;
+    /// for a simulcast track nil until the first keyframe of the target.
+    var currentLayer: Int?
+    /// The spatial layer wanted; a switch waits for its keyframe.
+    var targetLayer: Int
+    /// Chooses `targetLayer` (simulcast tracks only).
+    var selector: LayerSelector?
+    var temporal = TemporalLayerFilter()
+    /// Switched off by the subscriber (`switchOffTrack`).
+    var switchedOffBySubscriber = false
+    /// The subscriber's own priority for the track; nil: the publisher's.
+    var subscriberPriority: TrackPriority?
+
+    /// The Receiver of the layer forwarded now (the one NACKs, SRs and RRs
+    /// refer to), else of the target.
+    var source: Receiver { receiver.layer(at: currentLayer ?? targetLayer) }
+
+    /// Why nothing of the track goes to the subscriber, nil while it is on.
+    /// Audio is never switched off.
+    var switchOffReason: SwitchOffReason? {
+        guard kind == .video else { return nil }
+        if switchedOffBySubscriber { return .disabledBySubscriber }
+        if !receiver.isForwarding { return .disabledByPublisher }
+        return nil
+    }
+
     init(
         track: TrackID, receiver: Receiver, session: SubscriberSession, ssrc: SSRC, rtxSSRC: SSRC?,
         payloadType: UInt8, rtxPayloadType: UInt8?, mid: String?, extensionCopies: [HeaderExtensionCopy],
@@ -63,6 +90,22 @@ public final class DownTrack {
         if let id = session.midExtensionID, !self.mid.isEmpty { ids.append(id) }
         if let id = session.transportCCExtensionID { ids.append(id) }
         self.twoByteExtensions = ids.contains { $0 > 14 } || self.mid.count > 16
+        if receiver.isSimulcast {
+            self.selector = LayerSelector(layerCount: receiver.layerCount)
+            self.targetLayer = receiver.layerCount &- 1
+        } else {
+            self.currentLayer = 0
+            self.targetLayer = 0
+        }
+    }
+
+    /// The layer for `stats.layer`, from the current spatial and temporal layers.
+    func forwardedLayer() -> ForwardedLayer? {
+        guard let currentLayer, switchOffReason == nil else { return nil }
+        let layer = receiver.layer(at: currentLayer)
+        let cap = temporal.current
+        return ForwardedLayer(
+            rid: layer.rid, spatial: currentLayer, temporal: layer.highestTemporalLayer.map { Int(min($0, cap)) })
     }
 
     /// Writes the copy of `source` that `parameters` describe into `slot`:

@@ -14,10 +14,14 @@ public struct ForwardInput: Equatable, Sendable {
     public var isKeyframe: Bool
     public var pictureID: UInt16?
     public var tl0PicIdx: UInt8?
+    /// VP8 TID, nil when the descriptor has none.
+    public var temporalLayer: UInt8?
+    /// VP8 Y bit: a receiver may switch up to `temporalLayer` here.
+    public var layerSync: Bool
 
     public init(
         sequence: UInt64, timestamp: UInt32, epoch: UInt32 = 0, isKeyframe: Bool = false,
-        pictureID: UInt16? = nil, tl0PicIdx: UInt8? = nil
+        pictureID: UInt16? = nil, tl0PicIdx: UInt8? = nil, temporalLayer: UInt8? = nil, layerSync: Bool = false
     ) {
         self.sequence = sequence
         self.timestamp = timestamp
@@ -25,6 +29,8 @@ public struct ForwardInput: Equatable, Sendable {
         self.isKeyframe = isKeyframe
         self.pictureID = pictureID
         self.tl0PicIdx = tl0PicIdx
+        self.temporalLayer = temporalLayer
+        self.layerSync = layerSync
     }
 }
 
@@ -74,7 +80,23 @@ public enum ForwardDecision: Equatable, Sendable {
 /// advanced by the wall time elapsed times the clock rate. Within a mapping
 /// late packets keep their place, so reordering and retransmissions map the
 /// same way, and a subscriber's NACK maps back through the same offsets.
+///
+/// Packets the DownTrack leaves out in order (`skip`: VP8 temporal layers
+/// above its cap) close up behind them: the sequence offset (and, per
+/// skipped picture, the picture ID offset) grows by one, so the subscriber
+/// sees no hole. Each such step starts a new segment of the mapping; the
+/// last `segmentCapacity` are kept so late packets and NACKs of the
+/// segments before still map through the offsets they were sent with.
 public struct RTPMunger: Sendable {
+    /// 32 segments: at 30 fps with every other frame skipped (half the
+    /// frame rate), 2 s of history, more than a NACK round trip.
+    public static let segmentCapacity = 32
+    /// One finished segment: the first receiver number and the offsets.
+    struct Segment: Sendable {
+        var startInput: UInt64
+        var sequenceOffset: UInt64
+        var pictureIDOffset: UInt16
+    }
     public let clockRate: UInt32
     /// Video: a new mapping starts only on a keyframe.
     public let startsOnKeyframe: Bool
@@ -98,6 +120,17 @@ public struct RTPMunger: Sendable {
     private var lastPictureID: UInt16?
     private var tl0Offset: UInt8 = 0
     private var lastTL0: UInt8?
+    /// Where the current segment starts (receiver number).
+    private var segmentStart: UInt64 = 0
+    /// Finished segments of the current mapping, a ring; allocated once.
+    private var segments: [Segment]
+    private var segmentCount = 0
+    private var segmentNext = 0
+    /// The picture ID of the last skipped packet (a skipped picture moves
+    /// the picture ID offset once, not once per packet).
+    private var lastSkippedPictureID: UInt16?
+    /// Packets skipped in order so far.
+    public private(set) var skipped: UInt64 = 0
 
     /// `initialSequenceNumber` is the first number the subscriber will see.
     public init(clockRate: UInt32, startsOnKeyframe: Bool, initialSequenceNumber: UInt16 = 0) {
@@ -105,6 +138,8 @@ public struct RTPMunger: Sendable {
         self.startsOnKeyframe = startsOnKeyframe
         // Cycle 1, so the first packet's extended number is never below 2^16.
         self.lastSequence = 0x1_0000 &+ UInt64(initialSequenceNumber) &- 1
+        self.segments = Array(
+            repeating: Segment(startInput: 0, sequenceOffset: 0, pictureIDOffset: 0), count: Self.segmentCapacity)
     }
 
     /// Stops forwarding until `resume()`.
@@ -136,6 +171,8 @@ public struct RTPMunger: Sendable {
             isResync = true
         } else if input.sequence < resyncSequence {
             return .drop(.tooOld)
+        } else if input.sequence < segmentStart && segment(containing: input.sequence) == nil {
+            return .drop(.tooOld)
         }
         let parameters = parameters(for: input, isResync: isResync)
         if isResync || input.sequence > highestInput {
@@ -152,7 +189,13 @@ public struct RTPMunger: Sendable {
     /// The values `input` maps to in the current mapping, with no state
     /// change: for retransmissions.
     public func parameters(for input: ForwardInput, isResync: Bool = false) -> ForwardParameters {
-        ForwardParameters(
+        var sequenceOffset = sequenceOffset
+        var pictureIDOffset = pictureIDOffset
+        if input.sequence < segmentStart, let segment = segment(containing: input.sequence) {
+            sequenceOffset = segment.sequenceOffset
+            pictureIDOffset = segment.pictureIDOffset
+        }
+        return ForwardParameters(
             extendedSequenceNumber: input.sequence &- sequenceOffset,
             timestamp: input.timestamp &- timestampOffset,
             pictureID: input.pictureID.map { ($0 &- pictureIDOffset) & 0x7FFF },
@@ -167,9 +210,54 @@ public struct RTPMunger: Sendable {
         let delta = Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: lastSequence))
         guard delta <= 0 else { return nil }
         let output = UInt64(bitPattern: Int64(bitPattern: lastSequence) &+ Int64(delta))
-        let input = output &+ sequenceOffset
+        var input = output &+ sequenceOffset
+        if input < segmentStart {
+            // An older segment: the newest one that starts at or before `output`.
+            guard let segment = segment(startingAtOrBeforeOutput: output) else { return nil }
+            input = output &+ segment.sequenceOffset
+        }
         guard input >= resyncSequence else { return nil }
         return input
+    }
+
+    /// Leaves `input` out without a hole: when it is the newest packet of
+    /// the current mapping, the numbering closes up behind it. (A skipped
+    /// packet older than the newest cannot close up: the subscriber sees a
+    /// hole there, as for a loss.)
+    public mutating func skip(_ input: ForwardInput) {
+        guard !isPaused, !needsResync, input.epoch == epoch, input.sequence > highestInput else { return }
+        segments[segmentNext] = Segment(
+            startInput: segmentStart, sequenceOffset: sequenceOffset, pictureIDOffset: pictureIDOffset)
+        segmentNext = (segmentNext &+ 1) % Self.segmentCapacity
+        segmentCount = min(segmentCount &+ 1, Self.segmentCapacity)
+        sequenceOffset &+= 1
+        if let pictureID = input.pictureID, pictureID != lastSkippedPictureID {
+            pictureIDOffset &+= 1
+            lastSkippedPictureID = pictureID
+        }
+        highestInput = input.sequence
+        segmentStart = input.sequence &+ 1
+        skipped &+= 1
+    }
+
+    /// The finished segment holding receiver number `sequence`.
+    private func segment(containing sequence: UInt64) -> Segment? {
+        var index = segmentNext
+        for _ in 0..<segmentCount {
+            index = index == 0 ? Self.segmentCapacity - 1 : index - 1
+            if segments[index].startInput <= sequence { return segments[index] }
+        }
+        return nil
+    }
+
+    /// The newest finished segment whose first output is at or before `output`.
+    private func segment(startingAtOrBeforeOutput output: UInt64) -> Segment? {
+        var index = segmentNext
+        for _ in 0..<segmentCount {
+            index = index == 0 ? Self.segmentCapacity - 1 : index - 1
+            if segments[index].startInput &- segments[index].sequenceOffset <= output { return segments[index] }
+        }
+        return nil
     }
 
     private mutating func resync(at input: ForwardInput, now: MediaTime) {
@@ -193,5 +281,8 @@ public struct RTPMunger: Sendable {
         }
         epoch = input.epoch
         needsResync = false
+        segmentStart = input.sequence
+        segmentCount = 0
+        lastSkippedPictureID = nil
     }
 }

@@ -10,6 +10,12 @@ import Packets
 /// padding-only probes dropped in order, continued with a jump of 1,024
 /// when the publisher's SSRC changes (a restart), so a late packet of the
 /// old source can never take a number of the new one.
+///
+/// A simulcast track (PROTOCOL.md section 7) has one Receiver per layer,
+/// each with all of the above for its own SSRCs. The lowest layer's
+/// Receiver stands for the track: it is the one `Router.receivers` holds,
+/// it holds the DownTracks and the other layers (`higherLayers`), and its
+/// figures are the track's `receiverStats`.
 public final class Receiver {
     public let track: TrackID
     public let publisher: TransportID
@@ -24,6 +30,30 @@ public final class Receiver {
     /// Enabled by its publisher and not interrupted (PROTOCOL.md 3.3).
     public internal(set) var isForwarding = true
     public internal(set) var stats = ReceiverStats()
+    /// The simulcast layer this Receiver takes (0 = lowest) and its RID;
+    /// nil RID for a track published without simulcast.
+    public let layer: Int
+    public let rid: String?
+    let ridBytes: [UInt8]
+    /// The layers above this one, lowest first (on layer 0 of a simulcast
+    /// track; empty otherwise).
+    var higherLayers: [Receiver] = []
+    /// On a higher layer: the track's lowest layer, which outlives it (it
+    /// holds it, and the router drops both at once).
+    unowned var lowestLayer: Receiver?
+    /// The size the publish offer declared for this layer.
+    let declaredSize: (width: Int, height: Int)?
+    /// The size of this layer's newest keyframe (RFC 6386 9.1).
+    var keyframeSize: (width: Int, height: Int)?
+    /// When the last media packet of this layer arrived (liveness).
+    var lastMediaArrival: MediaTime?
+    /// The highest VP8 TID seen on this layer; nil: the stream has none.
+    var highestTemporalLayer: UInt8?
+    /// The publisher's priority for the track (on layer 0).
+    var priority: TrackPriority = .standard
+    /// The layers reported in the last `publisherLayers` event, one bit
+    /// per layer (on layer 0 of a simulcast track).
+    var reportedActiveLayers: UInt64 = 0
 
     var downTracks: [DownTrack] = []
     var window = SequenceWindow()
@@ -58,8 +88,13 @@ public final class Receiver {
 
     init(
         track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,
-        rtxPayloadType: UInt8?, primarySSRC: SSRC?, rtxSSRC: SSRC?, clockRate: UInt32
+        rtxPayloadType: UInt8?, primarySSRC: SSRC?, rtxSSRC: SSRC?, clockRate: UInt32, layer: Int = 0,
+        rid: String? = nil, declaredSize: (width: Int, height: Int)? = nil
     ) {
+        self.layer = layer
+        self.rid = rid
+        self.ridBytes = rid.map { Array($0.utf8) } ?? []
+        self.declaredSize = declaredSize
         self.track = track
         self.publisher = publisher
         self.kind = kind
@@ -139,7 +174,16 @@ public final class Receiver {
             input.isKeyframe = descriptor.isKeyframe
             input.pictureID = descriptor.pictureID
             input.tl0PicIdx = descriptor.tl0PicIdx
+            if let tid = descriptor.temporalLayerIndex {
+                input.temporalLayer = tid
+                input.layerSync = descriptor.layerSync
+                if highestTemporalLayer.map({ tid > $0 }) ?? true { highestTemporalLayer = tid }
+            }
+            if input.isKeyframe, let size = descriptor.keyframeSize, size.width > 0, size.height > 0 {
+                keyframeSize = (Int(size.width), Int(size.height))
+            }
         }
+        lastMediaArrival = now
         noteArrival(extended)
         _ = unwrapper.unwrap(sequenceNumber)
         window.record(extended, droppedPadding: false)
@@ -191,6 +235,7 @@ public final class Receiver {
         {
             input.pictureID = descriptor.pictureID
             input.tl0PicIdx = descriptor.tl0PicIdx
+            input.temporalLayer = descriptor.temporalLayerIndex
         }
         return input
     }
@@ -206,6 +251,54 @@ public final class Receiver {
         stats.jitter = report.jitter
         stats.jitterSeconds = reception.jitterSeconds
         return report
+    }
+}
+
+extension Receiver {
+    /// Whether this Receiver stands for a simulcast track (declared with layers).
+    var isSimulcast: Bool { rid != nil }
+
+    /// The track's number of layers (on layer 0).
+    var layerCount: Int { higherLayers.count &+ 1 }
+
+    /// The track's layer `index` (on layer 0).
+    @inline(__always)
+    func layer(at index: Int) -> Receiver {
+        index == 0 ? self : higherLayers[index &- 1]
+    }
+
+    /// Live: a media packet within `LayerSelector.liveThreshold`.
+    func isLive(now: MediaTime) -> Bool {
+        guard let last = lastMediaArrival else { return false }
+        return now.nanoseconds(since: last) < LayerSelector.liveThreshold
+    }
+
+    /// Layer `index`'s size (on layer 0): learned from its keyframes, else
+    /// declared, else derived from the nearest layer whose size is known
+    /// (each layer twice the one below, libwebrtc's default scaling), else
+    /// from an assumed 1280x720 top layer.
+    func layerSize(_ index: Int) -> (width: Int, height: Int) {
+        func known(_ i: Int) -> (width: Int, height: Int)? {
+            let receiver = layer(at: i)
+            return receiver.keyframeSize ?? receiver.declaredSize
+        }
+        if let size = known(index) { return size }
+        for distance in 1..<max(2, layerCount) {
+            if index &+ distance < layerCount, let size = known(index &+ distance) {
+                return (size.width >> distance, size.height >> distance)
+            }
+            if index &- distance >= 0, let size = known(index &- distance) {
+                return (size.width << distance, size.height << distance)
+            }
+        }
+        let shift = layerCount &- 1 &- index
+        return (1280 >> shift, 720 >> shift)
+    }
+
+    /// Layer `index` as a `LayerSelector` sees it at `now` (on layer 0).
+    func selectorLayer(_ index: Int, now: MediaTime) -> LayerSelector.Layer {
+        let size = layerSize(index)
+        return LayerSelector.Layer(width: size.width, height: size.height, isLive: layer(at: index).isLive(now: now))
     }
 }
 

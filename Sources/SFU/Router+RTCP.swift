@@ -60,15 +60,15 @@ extension Router {
         case .pictureLossIndication(let pli):
             guard let downTrack = downTrackRoutes[Self.key(session.transport, pli.mediaSSRC)] else { return }
             downTrack.stats.plisReceived &+= 1
-            if downTrack.receiver.isForwarding {
-                requestKeyframe(downTrack.receiver, now: now, into: &sink)
+            if downTrack.receiver.isForwarding && !downTrack.switchedOffBySubscriber {
+                requestKeyframe(downTrack.source, now: now, into: &sink)
             }
         case .fullIntraRequest(let fir):
             for entry in fir.entries {
                 guard let downTrack = downTrackRoutes[Self.key(session.transport, entry.ssrc)] else { continue }
                 downTrack.stats.firsReceived &+= 1
-                if downTrack.receiver.isForwarding {
-                    requestKeyframe(downTrack.receiver, now: now, into: &sink)
+                if downTrack.receiver.isForwarding && !downTrack.switchedOffBySubscriber {
+                    requestKeyframe(downTrack.source, now: now, into: &sink)
                 }
             }
         case .receiverReport(let rr):
@@ -89,7 +89,7 @@ extension Router {
         guard let downTrack = downTrackRoutes[Self.key(session.transport, block.ssrc)],
             block.ssrc == downTrack.ssrc
         else { return }
-        let receiver = downTrack.receiver
+        let receiver = downTrack.source
         downTrack.stats.fractionLost = block.fractionLost
         downTrack.stats.lost = block.cumulativeLost
         downTrack.stats.jitter = block.jitter
@@ -130,14 +130,15 @@ extension Router {
     /// packet again. A packet no longer held is a gap that cannot be
     /// repaired: ask the publisher for a keyframe.
     func retransmit(_ sequenceNumber: UInt16, downTrack: DownTrack, now: MediaTime, into sink: inout some PacketSink) {
-        let receiver = downTrack.receiver
+        // The current mapping is the current layer's: its history holds the packet.
+        let receiver = downTrack.source
         guard let sequence = downTrack.munger.inputSequence(forOutput: sequenceNumber),
             let history = receiver.history, let stored = history.packet(sequence),
             let view = try? RTPPacketView(validating: stored.bytes)
         else {
             counters.nackMisses &+= 1
             downTrack.stats.nackMisses &+= 1
-            if receiver.kind == .video && receiver.isForwarding {
+            if receiver.kind == .video && receiver.isForwarding && downTrack.switchOffReason == nil {
                 requestKeyframe(receiver, now: now, into: &sink)
             }
             return

@@ -28,10 +28,18 @@ extension Router {
         {
             recorder.record(value.sfuU16(0), at: now)
         }
-        guard let route = routes[Self.key(publisher, view.ssrc)] ?? learnRoute(view, session: session) else {
-            counters.drop(.unknownSSRC)
-            return
+        let route: Route
+        if let known = routes[Self.key(publisher, view.ssrc)] {
+            route = known
+        } else {
+            switch learnRoute(view, session: session) {
+            case .route(let learned): route = learned
+            case .drop(let reason):
+                counters.drop(reason)
+                return
+            }
         }
+        lastNow = now
         let receiver = route.receiver
         var sequenceNumber = view.sequenceNumber
         var payloadOffset = view.headerLength
@@ -68,8 +76,19 @@ extension Router {
                 receiver.audioActivity.packets &+= 1
                 receiver.audioActivity.levelSum &+= UInt32(value[0] & 0x7F)
             }
-            for downTrack in receiver.downTracks {
-                forward(view, payloadOffset: payloadOffset, input: input, to: downTrack, now: now, into: &sink)
+            if receiver.isSimulcast {
+                // The track's DownTracks hang off its lowest layer; each takes
+                // only the layer it forwards (or the target's keyframe).
+                let track = receiver.lowestLayer ?? receiver
+                for downTrack in track.downTracks {
+                    forwardLayer(
+                        view, payloadOffset: payloadOffset, input: input, layer: receiver.layer, to: downTrack,
+                        now: now, into: &sink)
+                }
+            } else {
+                for downTrack in receiver.downTracks {
+                    forward(view, payloadOffset: payloadOffset, input: input, to: downTrack, now: now, into: &sink)
+                }
             }
         }
     }
@@ -100,6 +119,34 @@ extension Router {
         receiver.stats.nacksSent &+= UInt64(writer.count)
     }
 
+    /// A packet of simulcast layer `layer` for one DownTrack: its current
+    /// layer goes on to `forward`; the target's keyframe switches the
+    /// DownTrack to the target (the munger starts a new mapping there, so
+    /// the subscriber's numbering continues); anything else is not this
+    /// DownTrack's. While the target's keyframe is awaited, its other
+    /// packets ask for one (PLI on the target's SSRC, throttled per layer).
+    @inline(__always)
+    func forwardLayer(
+        _ view: RTPPacketView, payloadOffset: Int, input: ForwardInput, layer: Int, to downTrack: DownTrack,
+        now: MediaTime, into sink: inout some PacketSink
+    ) {
+        if layer != downTrack.currentLayer {
+            guard layer == downTrack.targetLayer, downTrack.switchOffReason == nil else { return }
+            guard input.isKeyframe else {
+                requestKeyframe(downTrack.receiver.layer(at: layer), now: now, into: &sink)
+                return
+            }
+            if downTrack.currentLayer != nil { downTrack.stats.layerSwitches &+= 1 }
+            downTrack.currentLayer = layer
+            downTrack.selector?.switched(to: layer)
+            downTrack.munger.requestResync()
+            downTrack.temporal.restart()
+            // The subscriber's next report is on another layer's loss figures.
+            downTrack.previousReport = nil
+        }
+        forward(view, payloadOffset: payloadOffset, input: input, to: downTrack, now: now, into: &sink)
+    }
+
     /// Decide, then act: the munger's decision for this subscriber, then the
     /// write into the sink.
     @inline(__always)
@@ -107,6 +154,19 @@ extension Router {
         _ view: RTPPacketView, payloadOffset: Int, input: ForwardInput, to downTrack: DownTrack, now: MediaTime,
         into sink: inout some PacketSink
     ) {
+        if input.temporalLayer != nil {
+            let before = downTrack.temporal.current
+            let admitted = downTrack.temporal.admit(input)
+            if downTrack.temporal.current != before {
+                if downTrack.munger.lastForwardTime != nil { downTrack.stats.layerSwitches &+= 1 }
+                downTrack.stats.layer = downTrack.forwardedLayer()
+            }
+            guard admitted else {
+                downTrack.munger.skip(input)
+                downTrack.stats.temporalSkipped &+= 1
+                return
+            }
+        }
         switch downTrack.munger.translate(input, now: now) {
         case .drop(let reason):
             downTrack.stats.dropped &+= 1
@@ -115,9 +175,12 @@ extension Router {
             case .tooOld: counters.drop(.tooOld)
             case .waitingForKeyframe:
                 counters.drop(.waitingForKeyframe)
-                requestKeyframe(downTrack.receiver, now: now, into: &sink)
+                requestKeyframe(downTrack.source, now: now, into: &sink)
             }
         case .forward(let parameters):
+            // A new mapping (first packet, a switch, a resume): the layer
+            // figure changes here, not per packet.
+            if parameters.isResync { downTrack.stats.layer = downTrack.forwardedLayer() }
             guard let length = send(view, payloadOffset: payloadOffset, parameters: parameters, asRTX: false,
                                     downTrack: downTrack, into: &sink)
             else { return }

@@ -10,7 +10,7 @@ extension Router {
         guard let session = subscribers[transport] else { return }
         for downTrack in session.downTracks {
             downTrack.munger.requestResync()
-            if downTrack.receiver.kind == .video && downTrack.receiver.isForwarding { wantKeyframe(downTrack.receiver) }
+            if downTrack.receiver.kind == .video && downTrack.receiver.isForwarding { wantKeyframe(downTrack.source) }
         }
     }
 }

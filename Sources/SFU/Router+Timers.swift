@@ -8,22 +8,36 @@ extension Router {
     /// sent. Returns when to call again. Call it also after control commands.
     public func tick(now: MediaTime, into sink: inout some PacketSink) -> MediaTime {
         var deadline = now.adding(nanoseconds: reportInterval)
+        lastNow = now
 
-        for receiver in receivers.values where receiver.keyframeWanted && receiver.isForwarding {
-            if let last = receiver.lastKeyframeRequest,
-                now.nanoseconds(since: last) < keyframeRequestInterval
-            {
-                deadline = min(deadline, last.adding(nanoseconds: keyframeRequestInterval))
-            } else {
-                sendPLI(receiver, now: now, into: &sink)
+        // Simulcast layer choices: liveness, keyframe timeouts, back-offs.
+        for receiver in receivers.values where receiver.isSimulcast {
+            if let next = updateLayers(receiver, now: now) { deadline = min(deadline, next) }
+        }
+
+        for track in receivers.values {
+            for index in 0..<track.layerCount {
+                let receiver = track.layer(at: index)
+                guard receiver.keyframeWanted && receiver.isForwarding else { continue }
+                if let last = receiver.lastKeyframeRequest,
+                    now.nanoseconds(since: last) < keyframeRequestInterval
+                {
+                    deadline = min(deadline, last.adding(nanoseconds: keyframeRequestInterval))
+                } else {
+                    sendPLI(receiver, now: now, into: &sink)
+                }
             }
         }
 
         // Retries of NACKs to publishers; check again in 20 ms while any
         // packet is still missing.
-        for receiver in receivers.values where !receiver.missing.isEmpty {
-            sendNACK(receiver, now: now, into: &sink)
-            if !receiver.missing.isEmpty { deadline = min(deadline, now.adding(nanoseconds: 20_000_000)) }
+        for track in receivers.values {
+            for index in 0..<track.layerCount {
+                let receiver = track.layer(at: index)
+                guard !receiver.missing.isEmpty else { continue }
+                sendNACK(receiver, now: now, into: &sink)
+                if !receiver.missing.isEmpty { deadline = min(deadline, now.adding(nanoseconds: 20_000_000)) }
+            }
         }
 
         if publishers.values.contains(where: { $0.transportCC != nil }) {
@@ -130,7 +144,7 @@ extension Router {
     func senderReport(_ downTrack: DownTrack, now: MediaTime, ntp: UInt64) -> SenderReport? {
         let munger = downTrack.munger
         guard let lastForward = munger.lastForwardTime else { return nil }
-        let receiver = downTrack.receiver
+        let receiver = downTrack.source
         let rate = UInt64(receiver.clockRate)
         let rtpTime: UInt32
         if let sr = receiver.lastSenderReport, munger.epoch == receiver.epoch {

@@ -36,6 +36,12 @@ public final class Router {
     var downTrackRoutes: [UInt64: DownTrack] = [:]
     var nextReport: MediaTime?
     var nextFeedback: MediaTime?
+    /// Layer events not yet taken (`takeEvents`).
+    var events: [RouterEvent] = []
+    /// The newest `now` the router was given (packets, ticks, commands):
+    /// the time for commands that take none (`addDownTrack`); nil before
+    /// any (then the first tick decides).
+    var lastNow: MediaTime?
 
     struct Route {
         let receiver: Receiver
@@ -66,7 +72,8 @@ public final class Router {
         }
         publishers[transport] = PublisherSession(
             transport: transport, transportCCExtensionID: transportCCExtensionID,
-            midExtensionID: midExtensionID, audioLevelExtensionID: audioLevelExtensionID, rtcpSSRC: rtcpSSRC)
+            midExtensionID: midExtensionID, audioLevelExtensionID: audioLevelExtensionID,
+            ridExtensionID: ridExtensionID, repairedRIDExtensionID: repairedRIDExtensionID, rtcpSSRC: rtcpSSRC)
     }
 
     /// Removes a publisher connection and every track it published (with
@@ -80,6 +87,13 @@ public final class Router {
     /// A published track. SSRCs may be declared (`a=ssrc`) or left nil: then
     /// the receiver learns them from the MID extension, or from a payload
     /// type no other track of the publisher uses.
+    ///
+    /// `layers` (video only; ignored for audio) makes it a simulcast track:
+    /// one Receiver per layer, lowest first, each bound to its declared
+    /// SSRCs, else to the first SSRC whose MID names the track and whose RID
+    /// (repaired RID for RTX) names the layer. `ssrc`/`rtxSSRC` then stand
+    /// for the lowest layer when it declares none. A `publisherLayers` event
+    /// with the lowest layer follows at once.
     public func addReceiver(
         track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,
         rtxPayloadType: UInt8? = nil, ssrc: SSRC? = nil, rtxSSRC: SSRC? = nil, clockRate: UInt32,
@@ -87,17 +101,50 @@ public final class Router {
     ) throws(RouterError) {
         guard let session = publishers[publisher] else { throw .unknownTransport(publisher) }
         guard receivers[track] == nil else { throw .duplicateTrack(track) }
-        for declared in [ssrc, rtxSSRC] {
-            if let declared, routes[Self.key(publisher, declared)] != nil { throw .ssrcInUse(declared) }
+        let layers = kind == .video ? layers : []
+        var declared: [SSRC] = []
+        if layers.isEmpty {
+            declared = [ssrc, rtxSSRC].compactMap { $0 }
+        } else {
+            for (index, layer) in layers.enumerated() {
+                if let primary = layer.ssrc ?? (index == 0 ? ssrc : nil) { declared.append(primary) }
+                if let rtx = layer.rtxSSRC ?? (index == 0 ? rtxSSRC : nil) { declared.append(rtx) }
+            }
         }
-        let receiver = Receiver(
-            track: track, publisher: publisher, kind: kind, mid: mid, payloadType: payloadType,
-            rtxPayloadType: rtxPayloadType, primarySSRC: ssrc, rtxSSRC: rtxSSRC, clockRate: clockRate)
-        receiver.isForwarding = enabled
+        for (index, value) in declared.enumerated() {
+            if routes[Self.key(publisher, value)] != nil || declared[..<index].contains(value) {
+                throw .ssrcInUse(value)
+            }
+        }
+        func makeReceiver(_ index: Int, _ layer: SimulcastLayer?) -> Receiver {
+            let primary = layer.map { $0.ssrc ?? (index == 0 ? ssrc : nil) } ?? ssrc
+            let rtx = layer.map { $0.rtxSSRC ?? (index == 0 ? rtxSSRC : nil) } ?? rtxSSRC
+            let size: (width: Int, height: Int)? =
+                if let width = layer?.width, let height = layer?.height, width > 0, height > 0 {
+                    (width, height)
+                } else { nil }
+            let receiver = Receiver(
+                track: track, publisher: publisher, kind: kind, mid: mid, payloadType: payloadType,
+                rtxPayloadType: rtxPayloadType, primarySSRC: primary, rtxSSRC: rtx, clockRate: clockRate,
+                layer: index, rid: layer?.rid, declaredSize: size)
+            receiver.isForwarding = enabled
+            session.receivers.append(receiver)
+            if let primary { routes[Self.key(publisher, primary)] = Route(receiver: receiver, isRTX: false) }
+            if let rtx { routes[Self.key(publisher, rtx)] = Route(receiver: receiver, isRTX: true) }
+            return receiver
+        }
+        let receiver = makeReceiver(0, layers.first)
+        receiver.priority = priority
+        for index in layers.indices.dropFirst() {
+            let layer = makeReceiver(index, layers[index])
+            layer.lowestLayer = receiver
+            receiver.higherLayers.append(layer)
+        }
         receivers[track] = receiver
-        session.receivers.append(receiver)
-        if let ssrc { routes[Self.key(publisher, ssrc)] = Route(receiver: receiver, isRTX: false) }
-        if let rtxSSRC { routes[Self.key(publisher, rtxSSRC)] = Route(receiver: receiver, isRTX: true) }
+        if let lowest = layers.first {
+            receiver.reportedActiveLayers = 1
+            events.append(.publisherLayers(track: track, active: [lowest.rid]))
+        }
     }
 
     /// New SSRCs for a track after a renegotiation (a publisher restart
@@ -113,9 +160,11 @@ public final class Router {
     public func removeReceiver(track: TrackID) {
         guard let receiver = receivers.removeValue(forKey: track) else { return }
         for downTrack in receiver.downTracks { removeDownTrack(track: track, subscriber: downTrack.subscriber) }
-        if let ssrc = receiver.primarySSRC { routes[Self.key(receiver.publisher, ssrc)] = nil }
-        if let ssrc = receiver.rtxSSRC { routes[Self.key(receiver.publisher, ssrc)] = nil }
-        publishers[receiver.publisher]?.receivers.removeAll { $0 === receiver }
+        for layer in [receiver] + receiver.higherLayers {
+            if let ssrc = layer.primarySSRC { routes[Self.key(receiver.publisher, ssrc)] = nil }
+            if let ssrc = layer.rtxSSRC { routes[Self.key(receiver.publisher, ssrc)] = nil }
+        }
+        publishers[receiver.publisher]?.receivers.removeAll { $0.track == track }
     }
 
     /// Enabled by the publisher and not interrupted (PROTOCOL.md 3.3). While
@@ -124,10 +173,26 @@ public final class Router {
     /// resumes at that keyframe with contiguous numbering.
     public func setForwarding(track: TrackID, enabled: Bool, now: MediaTime) throws(RouterError) {
         guard let receiver = receivers[track] else { throw .unknownTrack(track) }
+        lastNow = now
         guard receiver.isForwarding != enabled else { return }
         receiver.isForwarding = enabled
-        for downTrack in receiver.downTracks { downTrack.munger.requestResync() }
-        if enabled && receiver.kind == .video { wantKeyframe(receiver) }
+        for layer in receiver.higherLayers { layer.isForwarding = enabled }
+        for downTrack in receiver.downTracks {
+            downTrack.munger.requestResync()
+            if downTrack.selector != nil {
+                downTrack.selector?.reset(now: now)
+                downTrack.currentLayer = nil
+            }
+            noteSwitchOff(downTrack)
+        }
+        if receiver.isSimulcast { updatePublisherLayers(receiver) }
+        if enabled && receiver.kind == .video {
+            if receiver.isSimulcast {
+                for downTrack in receiver.downTracks { wantKeyframe(receiver.layer(at: downTrack.targetLayer)) }
+            } else {
+                wantKeyframe(receiver)
+            }
+        }
     }
 
     // MARK: Subscribers and their DownTracks
@@ -179,7 +244,12 @@ public final class Router {
         session.downTracks.append(downTrack)
         downTrackRoutes[Self.key(subscriber, ssrc)] = downTrack
         if let rtx = downTrack.rtxSSRC { downTrackRoutes[Self.key(subscriber, rtx)] = downTrack }
-        if receiver.kind == .video && receiver.isForwarding { wantKeyframe(receiver) }
+        noteSwitchOff(downTrack)
+        if receiver.isSimulcast {
+            if let lastNow { updateLayer(downTrack, now: lastNow) }
+            updatePublisherLayers(receiver)
+        }
+        if receiver.kind == .video && receiver.isForwarding { wantKeyframe(receiver.layer(at: downTrack.targetLayer)) }
     }
 
     public func removeDownTrack(track: TrackID, subscriber: TransportID) {
@@ -190,6 +260,9 @@ public final class Router {
         downTrack.receiver.downTracks.removeAll { $0 === downTrack }
         downTrackRoutes[Self.key(subscriber, downTrack.ssrc)] = nil
         if let rtx = downTrack.rtxSSRC { downTrackRoutes[Self.key(subscriber, rtx)] = nil }
+        if downTrack.receiver.isSimulcast && receivers[track] === downTrack.receiver {
+            updatePublisherLayers(downTrack.receiver)
+        }
     }
 
     /// Pauses (or resumes) all audio forwarded TO `subscriber`: its audio
@@ -214,7 +287,15 @@ public final class Router {
         subscribers[subscriber]?.downTracks.first { $0.track == track }?.stats
     }
 
-    /// The SSRCs a track's receiver uses now (declared or learned).
+    /// One simulcast layer's receive figures, by RID (`receiverStats` gives
+    /// the lowest layer's).
+    public func receiverStats(track: TrackID, rid: String) -> ReceiverStats? {
+        guard let receiver = receivers[track] else { return nil }
+        return (0..<receiver.layerCount).lazy.map { receiver.layer(at: $0) }.first { $0.rid == rid }?.stats
+    }
+
+    /// The SSRCs a track's receiver uses now (declared or learned; the
+    /// lowest layer's for a simulcast track).
     public func receiverSSRCs(track: TrackID) -> (ssrc: SSRC?, rtxSSRC: SSRC?)? {
         receivers[track].map { ($0.primarySSRC, $0.rtxSSRC) }
     }
@@ -237,36 +318,64 @@ public final class Router {
         routes[Self.key(receiver.publisher, ssrc)] = Route(receiver: receiver, isRTX: true)
     }
 
+    /// What `learnRoute` found for a new SSRC.
+    enum LearnedRoute {
+        case route(Route)
+        case drop(DropReason)
+    }
+
     /// The route for an SSRC seen for the first time: by the MID extension
-    /// (Chrome, Firefox: first ~60 packets), else by a payload type only one
-    /// track of this publisher uses (aiortc without MID). Runs once per
-    /// SSRC, so its dictionary insert is not on the steady-state path.
-    func learnRoute(_ packet: RTPPacketView, session: PublisherSession) -> Route? {
+    /// (Chrome, Firefox: first ~60 packets) and, for a simulcast track, the
+    /// RID extension (repaired RID on RTX) naming the layer; without MID, by
+    /// a RID only one layer of this publisher has, else by a payload type
+    /// only one track of this publisher uses (aiortc without MID). A RID
+    /// that names no layer is dropped as `.unknownRID`, never guessed. Runs
+    /// once per SSRC, so its dictionary insert is not on the steady-state path.
+    func learnRoute(_ packet: RTPPacketView, session: PublisherSession) -> LearnedRoute {
         let payloadType = packet.payloadType
         if let id = session.midExtensionID, let value = packet.extensionValue(id: id) {
-            for receiver in session.receivers where receiver.midBytes.elementsEqual(value) {
-                if payloadType == receiver.payloadType {
-                    bindPrimary(receiver, packet.ssrc)
-                    return Route(receiver: receiver, isRTX: false)
+            for receiver in session.receivers where receiver.layer == 0 && receiver.midBytes.elementsEqual(value) {
+                let isRTX = payloadType != receiver.payloadType && payloadType == receiver.rtxPayloadType
+                guard payloadType == receiver.payloadType || isRTX else { continue }
+                var target = receiver
+                if receiver.isSimulcast {
+                    guard let rid = ridValue(packet, session: session, isRTX: isRTX) else { return .drop(.unknownSSRC) }
+                    guard let index = (0..<receiver.layerCount).first(where: {
+                        receiver.layer(at: $0).ridBytes.elementsEqual(rid)
+                    }) else { return .drop(.unknownRID) }
+                    target = receiver.layer(at: index)
                 }
-                if payloadType == receiver.rtxPayloadType {
-                    bindRTX(receiver, packet.ssrc)
-                    return Route(receiver: receiver, isRTX: true)
-                }
+                if isRTX { bindRTX(target, packet.ssrc) } else { bindPrimary(target, packet.ssrc) }
+                return .route(Route(receiver: target, isRTX: isRTX))
             }
-            return nil
+            return .drop(.unknownSSRC)
         }
+        let sawRID = session.ridExtensionID.flatMap { packet.extensionValue(id: $0) } != nil
+            || session.repairedRIDExtensionID.flatMap { packet.extensionValue(id: $0) } != nil
         var match: Route?
         for receiver in session.receivers {
             let isPrimary = payloadType == receiver.payloadType && receiver.primarySSRC == nil
             let isRTX = payloadType == receiver.rtxPayloadType && receiver.rtxSSRC == nil
             guard isPrimary || isRTX else { continue }
-            if match != nil { return nil }  // not unique
-            match = Route(receiver: receiver, isRTX: isRTX)
+            if receiver.isSimulcast {
+                guard let rid = ridValue(packet, session: session, isRTX: isRTX && !isPrimary),
+                    receiver.ridBytes.elementsEqual(rid)
+                else { continue }
+            }
+            if match != nil { return .drop(.unknownSSRC) }  // not unique
+            match = Route(receiver: receiver, isRTX: isRTX && !isPrimary)
         }
-        guard let match else { return nil }
+        guard let match else { return .drop(sawRID ? .unknownRID : .unknownSSRC) }
         if match.isRTX { bindRTX(match.receiver, packet.ssrc) } else { bindPrimary(match.receiver, packet.ssrc) }
-        return match
+        return .route(match)
+    }
+
+    /// The packet's RID: the repaired RID on RTX (RFC 8852 section 3.2),
+    /// else the RID.
+    func ridValue(_ packet: RTPPacketView, session: PublisherSession, isRTX: Bool) -> UnsafeRawBufferPointer? {
+        if isRTX, let id = session.repairedRIDExtensionID, let value = packet.extensionValue(id: id) { return value }
+        if let id = session.ridExtensionID, let value = packet.extensionValue(id: id) { return value }
+        return nil
     }
 
     // MARK: Keyframe requests

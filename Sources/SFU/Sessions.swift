@@ -8,6 +8,10 @@ final class PublisherSession {
     let midExtensionID: UInt8?
     /// `ssrc-audio-level` (RFC 6464) on its audio, for dominant speaker.
     let audioLevelExtensionID: UInt8?
+    /// `sdes:rtp-stream-id` and `sdes:repaired-rtp-stream-id` (RFC 8852):
+    /// which simulcast layer a new SSRC carries.
+    let ridExtensionID: UInt8?
+    let repairedRIDExtensionID: UInt8?
     /// When RTP or RTCP last came from it (network quality's "no media").
     var lastHeard: MediaTime?
     /// The SSRC our RTCP to this connection (RR, PLI, feedback) is sent from.
@@ -17,8 +21,10 @@ final class PublisherSession {
 
     init(
         transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?, audioLevelExtensionID: UInt8?,
-        rtcpSSRC: SSRC
+        ridExtensionID: UInt8? = nil, repairedRIDExtensionID: UInt8? = nil, rtcpSSRC: SSRC
     ) {
+        self.ridExtensionID = ridExtensionID
+        self.repairedRIDExtensionID = repairedRIDExtensionID
         self.transport = transport
         self.transportCCExtensionID = transportCCExtensionID
         self.midExtensionID = midExtensionID

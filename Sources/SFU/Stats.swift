@@ -53,6 +53,9 @@ public struct DownTrackStats: Sendable, Equatable {
     public var switchOffReason: SwitchOffReason?
     /// Spatial or temporal layer changes so far.
     public var layerSwitches: UInt64 = 0
+    /// Packets of VP8 temporal layers above the DownTrack's cap, left out
+    /// (the subscriber's numbering closes up behind them).
+    public var temporalSkipped: UInt64 = 0
     public init() {}
 }
 

@@ -84,4 +84,32 @@ import WebRTC
         #expect(c.sequenceNumber == 2 && c.timestamp == 960 + 24_000 + 960)
         #expect(!c.isResync)
     }
+
+    @Test func skippedPacketsCloseUpAndOlderSegmentsStillMap() throws {
+        var munger = RTPMunger(clockRate: 90_000, startsOnKeyframe: true, initialSequenceNumber: 100)
+        let now = MediaTime.milliseconds(0)
+        func input(_ sequence: UInt64, picture: UInt16) -> ForwardInput {
+            ForwardInput(sequence: sequence, timestamp: UInt32(sequence) * 10, isKeyframe: sequence == 10, pictureID: picture)
+        }
+        // 10, 11 go; 12 is lost; 13 and 14 (one picture) are skipped; 15 goes.
+        #expect(try forwarded(munger.translate(input(10, picture: 500), now: now)).sequenceNumber == 100)
+        #expect(try forwarded(munger.translate(input(11, picture: 501), now: now)).sequenceNumber == 101)
+        munger.skip(input(13, picture: 503))
+        munger.skip(input(14, picture: 503))
+        let next = try forwarded(munger.translate(input(15, picture: 504), now: now))
+        #expect(next.sequenceNumber == 103)  // 102 stays the lost packet's
+        #expect(next.pictureID == 503)  // one picture skipped: one less
+        #expect(munger.skipped == 2)
+        // The lost packet arrives late: it takes the place kept for it.
+        let late = try forwarded(munger.translate(input(12, picture: 502), now: now))
+        #expect(late.sequenceNumber == 102 && late.pictureID == 502)
+        // NACKs map back through the segment each number was sent in.
+        #expect(munger.inputSequence(forOutput: 101) == 11)
+        #expect(munger.inputSequence(forOutput: 102) == 12)
+        #expect(munger.inputSequence(forOutput: 103) == 15)
+        #expect(munger.parameters(for: input(11, picture: 501)).sequenceNumber == 101)
+        // A skip out of order cannot close up: nothing changes.
+        munger.skip(input(14, picture: 503))
+        #expect(try forwarded(munger.translate(input(16, picture: 505), now: now)).sequenceNumber == 104)
+    }
 }
