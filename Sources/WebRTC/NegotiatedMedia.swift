@@ -22,8 +22,10 @@ public struct NegotiatedMedia: Hashable, Sendable {
     public var feedback: NegotiatedFeedback
     /// The client's `a=msid`, if any.
     public var remoteMSID: SDPMediaStreamID?
-    /// The accepted simulcast layers of a publish offer's video m-line; nil
-    /// when it has one layer.
+    /// The accepted RID simulcast layers of a publish offer's video m-line
+    /// (lowest first); nil when it sends one stream, including a simulcast
+    /// offer that was declined (`PublishNegotiation.acceptSimulcast`). Never
+    /// set on the subscriber connection.
     public var simulcast: NegotiatedSimulcast?
 
     public init(
