@@ -89,9 +89,12 @@ public enum PublishNegotiation {
         // One SSRC names one stream (RFC 3550 section 8.2): an offer that
         // declares one on two m-lines, or as both media and RTX, cannot be
         // routed, so it is refused before anything changes.
+        // Every `a=ssrc` counts, not only the first FID pair: Firefox
+        // declares one pair per simulcast layer.
         var declared = Set<SSRC>()
         for media in negotiated where media.isAccepted {
-            for ssrc in [media.remoteSSRCs.primary, media.remoteSSRCs.rtx].compactMap({ $0 }) where !declared.insert(ssrc).inserted {
+            let pair = [media.remoteSSRCs.primary, media.remoteSSRCs.rtx].compactMap { $0 }
+            for ssrc in pair + media.remoteSSRCs.all.filter({ !pair.contains($0) }) where !declared.insert(ssrc).inserted {
                 throw .serverRemoteDescFailed("\(what): mid '\(media.mid)' declares SSRC \(ssrc.rawValue), already declared")
             }
         }

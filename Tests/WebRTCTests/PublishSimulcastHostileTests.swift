@@ -136,6 +136,24 @@ import WebRTC
         }
     }
 
+    /// Firefox declares an SSRC pair per layer; its third layer's SSRC
+    /// declared again on a second m-line could not be routed.
+    @Test func layerSSRCOnTwoMLines() throws {
+        let text = try NegotiationFixture.firefoxSimulcastOffer.text()
+        let ssrcs = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("a=ssrc:") }
+        let last = try #require(ssrcs.last)
+        // A second video m-line (mid 1, bundled) sending one stream on that SSRC.
+        let video = try #require(text.range(of: "m=video"))
+        let second = String(text[video.lowerBound...])
+            .replacingOccurrences(of: "a=mid:0", with: "a=mid:1")
+            .components(separatedBy: "\r\n")
+            .filter { !$0.hasPrefix("a=rid:") && !$0.hasPrefix("a=simulcast:") && !$0.hasPrefix("a=ssrc") }
+            .joined(separator: "\r\n")
+        let base = text.replacingOccurrences(of: "a=group:BUNDLE 0", with: "a=group:BUNDLE 0 1") + second
+        #expect(answerError(base) == nil)
+        expectRefused(base.replacingOccurrences(of: "a=mid:1\r\n", with: "a=mid:1\r\n\(last)\r\n"), "already declared")
+    }
+
     /// A hostile renegotiation is refused like a first offer: the caller
     /// keeps the previous answer, whose simulcast is unchanged.
     @Test func hostileRenegotiationChangesNothing() throws {
