@@ -52,7 +52,8 @@ public enum PublishNegotiation {
     ///   declared twice, or reorders or drops the previous offer's m-lines,
     ///   or has simulcast lines it cannot route (`SimulcastOffer`: duplicate
     ///   or malformed rids, more than 3 layers, a rid without its `a=rid`
-    ///   line or with a `recv` one, simulcast on audio). An m-line without
+    ///   line or with a `recv` one, simulcast on audio; rid extension IDs
+    ///   that differ across the BUNDLE). An m-line without
     ///   Opus/VP8 is only rejected in the answer; see
     ///   `PublishAnswer.requireCodecs(forMIDs:)`.
     public static func answer(
@@ -98,6 +99,7 @@ public enum PublishNegotiation {
                 throw .serverRemoteDescFailed("\(what): mid '\(media.mid)' declares SSRC \(ssrc.rawValue), already declared")
             }
         }
+        try checkRIDExtensions(negotiated, in: offer)
         let accepted = negotiated.filter(\.isAccepted).map(\.mid)
         var attributes: [SDPAttribute] = [.iceLite]
         if !accepted.isEmpty { attributes.append(.group(.bundle(accepted))) }
@@ -108,6 +110,32 @@ public enum PublishNegotiation {
         return PublishAnswer(
             sdp: sdp, media: negotiated, remote: remote, dtlsRole: role,
             iceRestart: previous.map { $0.remote.ice != remote.ice } ?? false, bundleMIDs: accepted)
+    }
+
+    /// One BUNDLE group is one RTP session (RFC 8843 section 9), where an
+    /// extension ID names one extension (RFC 8285): the router reads one
+    /// rid and one repaired-rid ID per publisher connection
+    /// (`PublishAnswer.ridExtensionID`). Two simulcast m-lines with
+    /// different IDs for them, or their ID naming another extension on
+    /// another accepted m-line, could not be routed: refused.
+    static func checkRIDExtensions(_ negotiated: [NegotiatedMedia], in offer: SessionDescription) throws(NegotiationError) {
+        let simulcast = negotiated.filter { $0.isAccepted && $0.simulcast != nil }
+        for (uri, ids) in [
+            (SDPExtmap.ridURI, simulcast.compactMap(\.headerExtensions.rid)),
+            (SDPExtmap.repairedRIDURI, simulcast.compactMap(\.headerExtensions.repairedRID)),
+        ] {
+            guard let id = ids.first else { continue }
+            guard ids.allSatisfy({ $0 == id }) else {
+                throw .serverRemoteDescFailed("publish offer: simulcast m-lines give \(uri) different extmap ids \(ids); one BUNDLE has one")
+            }
+            for media in negotiated where media.isAccepted {
+                guard let offered = offer.media(withMID: media.mid) else { continue }
+                if let other = offered.extmaps.first(where: { $0.id == UInt16(id) && $0.uri != uri }) {
+                    throw .serverRemoteDescFailed(
+                        "publish offer: extmap id \(id) is \(uri) on a simulcast m-line and \(other.uri) on mid '\(media.mid)'")
+                }
+            }
+        }
     }
 
     /// RFC 3264 section 8: a later offer keeps every earlier m-line in its

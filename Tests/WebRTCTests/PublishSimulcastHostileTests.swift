@@ -154,6 +154,37 @@ import WebRTC
         expectRefused(base.replacingOccurrences(of: "a=mid:1\r\n", with: "a=mid:1\r\n\(last)\r\n"), "already declared")
     }
 
+    /// Chromium's simulcast m-line twice (mids 0 and 1), the second with
+    /// `edit` applied to its lines.
+    func twoSimulcastMLines(_ edit: (String) -> String = { $0 }) throws -> String {
+        let text = try offer()
+        let video = try #require(text.range(of: "m=video"))
+        let second = edit(String(text[video.lowerBound...]).replacingOccurrences(of: "a=mid:0", with: "a=mid:1"))
+        return text.replacingOccurrences(of: "a=group:BUNDLE 0", with: "a=group:BUNDLE 0 1") + second
+    }
+
+    /// The connection has one rid ID: two simulcast m-lines that disagree,
+    /// or a rid ID naming another extension on another m-line, are refused.
+    @Test func ridExtensionIDsDisagreeAcrossTheBundle() throws {
+        let both = try PublishNegotiation.answer(
+            offerText: try twoSimulcastMLines(), transport: NegotiationFixture.transport, sessionID: "1", sessionVersion: 1)
+        #expect(both.media.map { $0.simulcast?.rids } == [["q", "h", "f"], ["q", "h", "f"]])
+        #expect(both.ridExtensionID == 10)
+        #expect(both.repairedRIDExtensionID == 11)
+
+        let moved = try twoSimulcastMLines {
+            $0.replacingOccurrences(of: "a=extmap:10 urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id", with: "a=extmap:12 urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id")
+        }
+        expectRefused(moved, "different extmap ids")
+
+        // The second m-line without simulcast, using 10 for another extension.
+        let clash = try twoSimulcastMLines {
+            $0.replacingOccurrences(of: "a=simulcast:send q;h;f\r\n", with: "")
+                .replacingOccurrences(of: "a=extmap:10 urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id", with: "a=extmap:10 urn:x-example:other")
+        }
+        expectRefused(clash, "extmap id 10 is urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id on a simulcast m-line")
+    }
+
     /// A hostile renegotiation is refused like a first offer: the caller
     /// keeps the previous answer, whose simulcast is unchanged.
     @Test func hostileRenegotiationChangesNothing() throws {

@@ -173,6 +173,8 @@ import Testing
         #expect(video.simulcast?.rids == ["q", "h", "f"])
         #expect(video.headerExtensions.rid == 10)
         #expect(video.headerExtensions.repairedRID == nil)
+        #expect(without.ridExtensionID == 10)
+        #expect(without.repairedRIDExtensionID == nil)
         #expect(video.codec == NegotiatedCodec(name: .vp8, payloadType: 96, rtxPayloadType: nil))
         #expect(without.sdp.media[0].mediaLine == "video 7882 UDP/TLS/RTP/SAVPF 96")
         let answerLines = try lines(in: without)
@@ -211,6 +213,8 @@ import Testing
         let video = try #require(answer.media(withMID: "1"))
         #expect(video.simulcast == nil)
         #expect(video.headerExtensions.rid == nil)
+        #expect(answer.ridExtensionID == nil)
+        #expect(answer.repairedRIDExtensionID == nil)
         #expect(!answer.text.contains("rtp-stream-id"))
     }
 }
