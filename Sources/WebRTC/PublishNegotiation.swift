@@ -210,7 +210,11 @@ public enum PublishNegotiation {
     /// Accepts what can be routed of a checked simulcast offer (PROTOCOL.md
     /// section 7), or declines it by leaving `result` one layer; the answer
     /// then has no `a=simulcast` and the client sends only its first
-    /// encoding (RFC 8853 section 5.3, JSEP section 5.3.1).
+    /// encoding (RFC 8853 section 5.3, JSEP section 5.3.1). Seen with
+    /// Chromium 156: given such an answer it keeps one encoding, its first,
+    /// which PROTOCOL.md's lowest-first order makes the smallest (`q` at
+    /// `scaleResolutionDownBy` 4): a declined publisher still publishes, at
+    /// a quarter of its capture.
     ///
     /// - Declined when the client does not send on the m-line, or does not
     ///   offer the `sdes:rtp-stream-id` and `sdes:mid` extensions (for
