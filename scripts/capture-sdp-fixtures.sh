@@ -47,7 +47,8 @@ if [ ${#only[@]} -eq 0 ] || [ ${#chromium_only[@]} -gt 0 ]; then
 fi
 if [ "$want_firefox" = 1 ]; then
   if command -v "$firefox" >/dev/null; then
-    runs+=("$venv/bin/python scripts/capture_sdp/firefox.py \"\$0\" \"\$2\"")
+    # A hung Firefox must not hang the capture (it takes about 10 s).
+    runs+=("timeout 120 $venv/bin/python scripts/capture_sdp/firefox.py \"\$0\" \"\$2\"")
   else
     echo "capture: no $firefox; firefox-simulcast-offer.sdp not refreshed (apt-get install firefox-esr)" >&2
   fi

@@ -294,7 +294,7 @@ public enum PublishNegotiation {
             attributes.append(.fmtp(SDPFormatParameters(payloadType: rtx, parameters: "apt=\(codec.payloadType)")))
         }
         if let simulcast = result.simulcast {
-            // RFC 8851 section 7 / RFC 8853 section 5.3: each accepted layer
+            // RFC 8851 section 6 / RFC 8853 section 5.3: each accepted layer
             // as `a=rid:<id> recv`, then the receive list in the offer's order.
             for layer in simulcast.layers { attributes.append(.rid(SDPRID(id: layer.rid, direction: .recv))) }
             let recv = simulcast.layers.map { [SDPSimulcast.Layer(rid: $0.rid, paused: $0.paused)] }
