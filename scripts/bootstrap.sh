@@ -10,7 +10,7 @@ set -euo pipefail
 # Every Debian package the build and the tests need.
 #   build:  the C libraries behind CSRTP, COpenSSL, CVPX, COpus, and pkg-config
 #   tests:  python3-venv (aiortc, schemathesis), chromium (interop, SDP fixture
-#           capture), sqlite3 (the history store), iproute2 (network
+#           capture), firefox-esr (SDP fixture capture), sqlite3 (the history store), iproute2 (network
 #           namespaces for interop tests), binutils (readelf, for
 #           scripts/check-deploy.sh). The fuzzers use the Swift toolchain's
 #           own libFuzzer and AddressSanitizer runtimes.
@@ -19,6 +19,7 @@ PACKAGES=(
   libsrtp2-dev libssl-dev libvpx-dev libopus-dev
   python3-venv python3-pip
   chromium
+  firefox-esr
   sqlite3 libsqlite3-dev
   iproute2
   binutils

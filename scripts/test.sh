@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of Vroom, in order, and stops at the first failing stage:
 #   1. build      debug build of every target and test, which must print no warning
-#   2. capture    fresh SDP from this machine's Chromium and aiortc (for stage 3)
+#   2. capture    fresh SDP from this machine's Chromium, aiortc and Firefox ESR
+#                 (when installed) (for stage 3)
 #   3. unit       swift test: unit, property, robustness and process tests (the
 #                 client SDK against a real server, a vroom-loadtest smoke run)
 #   4. interop    real WebRTC clients through a real vroom-server on loopback:

@@ -13,9 +13,13 @@ public struct NegotiatedHeaderExtensions: Hashable, Sendable {
     public var absSendTime: UInt8?
     /// `http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01`
     public var transportCC: UInt8?
-    /// `urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id` (simulcast, RFC 8852)
+    /// `urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id` (simulcast, RFC
+    /// 8852): set only on a publish m-line whose simulcast was accepted
+    /// (`NegotiatedMedia.simulcast`), nil otherwise.
     public var rid: UInt8?
-    /// `urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id`
+    /// `urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id`: the RID of
+    /// the layer an RTX packet repairs; set with `rid` when offered, and
+    /// RTX is negotiated on a simulcast m-line only when it is.
     public var repairedRID: UInt8?
 
     public init(

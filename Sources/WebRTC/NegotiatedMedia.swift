@@ -22,8 +22,10 @@ public struct NegotiatedMedia: Hashable, Sendable {
     public var feedback: NegotiatedFeedback
     /// The client's `a=msid`, if any.
     public var remoteMSID: SDPMediaStreamID?
-    /// The accepted simulcast layers of a publish offer's video m-line; nil
-    /// when it has one layer.
+    /// The accepted RID simulcast layers of a publish offer's video m-line
+    /// (lowest first); nil when it sends one stream, including a simulcast
+    /// offer that was declined (`PublishNegotiation.acceptSimulcast`). Never
+    /// set on the subscriber connection.
     public var simulcast: NegotiatedSimulcast?
 
     public init(
@@ -51,7 +53,11 @@ public struct NegotiatedMedia: Hashable, Sendable {
     public var remoteSends: Bool { isAccepted && remoteDirection.sends }
 }
 
-/// The SSRCs a client declared for one m-line (RFC 5576).
+/// The SSRCs a client declared for one m-line (RFC 5576). On a simulcast
+/// m-line they do not say which layer is which: Chromium declares none,
+/// Firefox one `a=ssrc-group:FID` pair per layer with no RID, so `primary`
+/// and `rtx` are only its first pair; layers are bound by the RID header
+/// extension (`NegotiatedMedia.simulcast`, PROTOCOL.md section 7).
 public struct NegotiatedSSRCs: Hashable, Sendable {
     /// The media SSRC: the first of an `a=ssrc-group:FID`, else of the
     /// first `a=ssrc` line; nil when none is declared (Firefox and

@@ -35,6 +35,21 @@ public struct PublishAnswer: Hashable, Sendable {
     /// The answer text (CRLF lines).
     public var text: String { sdp.text }
 
+    /// The connection's `sdes:rtp-stream-id` extension ID, for the router's
+    /// publisher: the one ID every accepted simulcast m-line uses
+    /// (`PublishNegotiation` refuses offers where they differ); nil when no
+    /// m-line has simulcast.
+    public var ridExtensionID: UInt8? {
+        media.lazy.filter { $0.isAccepted && $0.simulcast != nil }.compactMap(\.headerExtensions.rid).first
+    }
+
+    /// The connection's `sdes:repaired-rtp-stream-id` extension ID (the RID
+    /// of the layer an RTX packet repairs); nil when no simulcast m-line
+    /// negotiated it, and then no simulcast m-line has RTX.
+    public var repairedRIDExtensionID: UInt8? {
+        media.lazy.filter { $0.isAccepted && $0.simulcast != nil }.compactMap(\.headerExtensions.repairedRID).first
+    }
+
     /// The negotiated m-line whose mid is `mid`.
     public func media(withMID mid: String) -> NegotiatedMedia? {
         media.first { $0.mid == mid }

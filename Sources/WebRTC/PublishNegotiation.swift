@@ -16,6 +16,10 @@ import SDP
 ///   offer's IDs, the direction, `a=rtcp-mux`, and one codec: Opus with
 ///   `useinbandfec=1` or VP8 (+ RTX when offered) on the offer's payload
 ///   types with the feedback both sides support;
+/// - a video m-line sending RID simulcast (PROTOCOL.md section 7) gets
+///   `a=rid:<id> recv` per accepted layer and `a=simulcast:recv <ids>`, and
+///   keeps the rid and repaired-rid extensions; see `acceptSimulcast` for
+///   when it is declined (one layer) and when RTX is dropped;
 /// - a rejected m-line is `port 0`, `c=IN IP4 0.0.0.0`, `a=mid` and, for
 ///   RTP, `a=inactive`.
 public enum PublishNegotiation {
@@ -45,7 +49,11 @@ public enum PublishNegotiation {
     ///   without a mid or two with the same one, an extmap ID out of range,
     ///   no BUNDLE group, an accepted m-line without `a=rtcp-mux`, no ICE
     ///   credentials or sha-256 fingerprint, `a=setup:holdconn`, one SSRC
-    ///   declared twice, or reorders or drops the previous offer's m-lines. An m-line without
+    ///   declared twice, or reorders or drops the previous offer's m-lines,
+    ///   or has simulcast lines it cannot route (`SimulcastOffer`: duplicate
+    ///   or malformed rids, more than 3 layers, a rid without its `a=rid`
+    ///   line or with a `recv` one, simulcast on audio; rid extension IDs
+    ///   that differ across the BUNDLE). An m-line without
     ///   Opus/VP8 is only rejected in the answer; see
     ///   `PublishAnswer.requireCodecs(forMIDs:)`.
     public static func answer(
@@ -82,12 +90,16 @@ public enum PublishNegotiation {
         // One SSRC names one stream (RFC 3550 section 8.2): an offer that
         // declares one on two m-lines, or as both media and RTX, cannot be
         // routed, so it is refused before anything changes.
+        // Every `a=ssrc` counts, not only the first FID pair: Firefox
+        // declares one pair per simulcast layer.
         var declared = Set<SSRC>()
         for media in negotiated where media.isAccepted {
-            for ssrc in [media.remoteSSRCs.primary, media.remoteSSRCs.rtx].compactMap({ $0 }) where !declared.insert(ssrc).inserted {
+            let pair = [media.remoteSSRCs.primary, media.remoteSSRCs.rtx].compactMap { $0 }
+            for ssrc in pair + media.remoteSSRCs.all.filter({ !pair.contains($0) }) where !declared.insert(ssrc).inserted {
                 throw .serverRemoteDescFailed("\(what): mid '\(media.mid)' declares SSRC \(ssrc.rawValue), already declared")
             }
         }
+        try checkRIDExtensions(negotiated, in: offer)
         let accepted = negotiated.filter(\.isAccepted).map(\.mid)
         var attributes: [SDPAttribute] = [.iceLite]
         if !accepted.isEmpty { attributes.append(.group(.bundle(accepted))) }
@@ -98,6 +110,32 @@ public enum PublishNegotiation {
         return PublishAnswer(
             sdp: sdp, media: negotiated, remote: remote, dtlsRole: role,
             iceRestart: previous.map { $0.remote.ice != remote.ice } ?? false, bundleMIDs: accepted)
+    }
+
+    /// One BUNDLE group is one RTP session (RFC 8843 section 9), where an
+    /// extension ID names one extension (RFC 8285): the router reads one
+    /// rid and one repaired-rid ID per publisher connection
+    /// (`PublishAnswer.ridExtensionID`). Two simulcast m-lines with
+    /// different IDs for them, or their ID naming another extension on
+    /// another accepted m-line, could not be routed: refused.
+    static func checkRIDExtensions(_ negotiated: [NegotiatedMedia], in offer: SessionDescription) throws(NegotiationError) {
+        let simulcast = negotiated.filter { $0.isAccepted && $0.simulcast != nil }
+        for (uri, ids) in [
+            (SDPExtmap.ridURI, simulcast.compactMap(\.headerExtensions.rid)),
+            (SDPExtmap.repairedRIDURI, simulcast.compactMap(\.headerExtensions.repairedRID)),
+        ] {
+            guard let id = ids.first else { continue }
+            guard ids.allSatisfy({ $0 == id }) else {
+                throw .serverRemoteDescFailed("publish offer: simulcast m-lines give \(uri) different extmap ids \(ids); one BUNDLE has one")
+            }
+            for media in negotiated where media.isAccepted {
+                guard let offered = offer.media(withMID: media.mid) else { continue }
+                if let other = offered.extmaps.first(where: { $0.id == UInt16(id) && $0.uri != uri }) {
+                    throw .serverRemoteDescFailed(
+                        "publish offer: extmap id \(id) is \(uri) on a simulcast m-line and \(other.uri) on mid '\(media.mid)'")
+                }
+            }
+        }
     }
 
     /// RFC 3264 section 8: a later offer keeps every earlier m-line in its
@@ -159,11 +197,56 @@ public enum PublishNegotiation {
             result.headerExtensions = NegotiatedHeaderExtensions(offered)
             // Audio level is an audio extension (RFC 6464); it is not kept on video.
             if name == .vp8 { result.headerExtensions.audioLevel = nil }
+            if let simulcast = try SimulcastOffer(validating: offered, mid: mid, what: "publish offer") {
+                acceptSimulcast(simulcast, of: offered, into: &result)
+            }
             return result
         } else {
             result.rejection = .noSupportedCodec
         }
         return result
+    }
+
+    /// Accepts what can be routed of a checked simulcast offer (PROTOCOL.md
+    /// section 7), or declines it by leaving `result` one layer; the answer
+    /// then has no `a=simulcast` and the client sends only its first
+    /// encoding (RFC 8853 section 5.3, JSEP section 5.3.1). Seen with
+    /// Chromium 156: given such an answer it keeps one encoding, its first,
+    /// which PROTOCOL.md's lowest-first order makes the smallest (`q` at
+    /// `scaleResolutionDownBy` 4): a declined publisher still publishes, at
+    /// a quarter of its capture.
+    ///
+    /// - Declined when the client does not send on the m-line, or does not
+    ///   offer the `sdes:rtp-stream-id` and `sdes:mid` extensions (for
+    ///   sending): Chromium's and Firefox's simulcast offers declare no
+    ///   SSRCs, so a layer's packets can only be told apart by their RID
+    ///   and bound to the m-line by their MID. Declining rather than
+    ///   refusing lets such a client still publish, in one layer.
+    /// - A layer whose `a=rid` `pt=` list leaves out the VP8 payload type
+    ///   cannot be sent in VP8: it is left out; with none left, declined.
+    /// - RTX stays only with `sdes:repaired-rtp-stream-id`: the server tells
+    ///   a layer's RTX stream by it (the offers declare no RTX SSRCs
+    ///   either). Without it RTX is dropped from the answer, and the client
+    ///   repairs nothing (it still gets NACK and PLI).
+    static func acceptSimulcast(_ offer: SimulcastOffer, of offered: MediaDescription, into result: inout NegotiatedMedia) {
+        guard result.remoteDirection.sends, let codec = result.codec,
+              let rid = sentExtensionID(SDPExtmap.ridURI, in: offered),
+              sentExtensionID(SDPExtmap.midURI, in: offered) != nil
+        else { return }
+        let layers = offer.layers.filter { $0.payloadTypes?.contains(codec.payloadType) ?? true }.map(\.layer)
+        guard !layers.isEmpty else { return }
+        result.simulcast = NegotiatedSimulcast(layers: layers)
+        result.headerExtensions.rid = rid
+        result.headerExtensions.repairedRID = sentExtensionID(SDPExtmap.repairedRIDURI, in: offered)
+        if result.headerExtensions.repairedRID == nil { result.codec?.rtxPayloadType = nil }
+    }
+
+    /// The ID of `uri` in `media` when the client may send it: no direction,
+    /// `sendonly` or `sendrecv` (Firefox writes `a=extmap:9/sendonly`).
+    /// NegotiationChecks has put every ID in 1...255.
+    static func sentExtensionID(_ uri: String, in media: MediaDescription) -> UInt8? {
+        guard let extmap = media.extmaps.first(where: { $0.uri == uri }), extmap.direction?.sends ?? true else { return nil }
+        return UInt8(exactly: extmap.id)
     }
 
     /// The answer's m-line for one offered m-line.
@@ -183,8 +266,16 @@ public enum PublishNegotiation {
         attributes.append(.mid(result.mid))
         // Kept extensions with the offer's IDs; an extmap direction is the
         // offerer's, so the answer reverses it (RFC 8285 section 7).
-        for extmap in offered.extmaps where NegotiatedHeaderExtensions.keptURIs.contains(extmap.uri) {
-            if extmap.uri == SDPExtmap.audioLevelURI, offered.kind != .audio { continue }
+        // The RID extensions only with an accepted simulcast, which uses them.
+        let ridIDs = [result.headerExtensions.rid, result.headerExtensions.repairedRID].compactMap { $0 }
+        for extmap in offered.extmaps {
+            switch extmap.uri {
+            case SDPExtmap.audioLevelURI where offered.kind != .audio: continue
+            case SDPExtmap.ridURI, SDPExtmap.repairedRIDURI:
+                guard result.simulcast != nil, let id = UInt8(exactly: extmap.id), ridIDs.contains(id) else { continue }
+            case _ where NegotiatedHeaderExtensions.keptURIs.contains(extmap.uri): break
+            default: continue
+            }
             attributes.append(.extmap(SDPExtmap(id: extmap.id, direction: extmap.direction?.reversed, uri: extmap.uri)))
         }
         if offered.attributes.contains(.extmapAllowMixed) { attributes.append(.extmapAllowMixed) }
@@ -201,6 +292,13 @@ public enum PublishNegotiation {
             formats.append(String(rtx))
             if let rtpmap = offered.rtpmap(for: rtx) { attributes.append(.rtpmap(rtpmap)) }
             attributes.append(.fmtp(SDPFormatParameters(payloadType: rtx, parameters: "apt=\(codec.payloadType)")))
+        }
+        if let simulcast = result.simulcast {
+            // RFC 8851 section 6 / RFC 8853 section 5.3: each accepted layer
+            // as `a=rid:<id> recv`, then the receive list in the offer's order.
+            for layer in simulcast.layers { attributes.append(.rid(SDPRID(id: layer.rid, direction: .recv))) }
+            let recv = simulcast.layers.map { [SDPSimulcast.Layer(rid: $0.rid, paused: $0.paused)] }
+            attributes.append(.simulcast(SDPSimulcast(send: [], recv: recv)))
         }
         return MediaDescription(
             kind: offered.kind, port: transport.mediaPort, proto: offered.proto, formats: formats,

@@ -5,7 +5,7 @@ import SDP
 public struct PublishOffer: Sendable {
     public let sdp: SessionDescription
 
-    /// Throws 53402 for a description over 256 KiB or one that does not parse.
+    /// Throws 53403 for a description over 256 KiB or one that does not parse.
     public init(parsing text: String) throws(NegotiationError) {
         sdp = try NegotiationChecks.parse(text, what: "publish offer")
     }

@@ -11,6 +11,8 @@ enum Fixture: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case firefoxOffer = "firefox-offer"
     case webrtcbinOffer = "webrtcbin-offer"
     case rfc8866Example = "rfc8866-example"
+    case chromiumSimulcastOffer = "chromium-simulcast-offer"
+    case firefoxSimulcastOffer = "firefox-simulcast-offer"
 
     var testDescription: String { rawValue }
 

@@ -33,7 +33,10 @@ import Testing
         #expect(Array(parsed.text.utf8) == Array(text.utf8), "written back with CRLF")
     }
 
-    @Test(arguments: [Fixture.chromiumOffer, .chromiumAnswer, .aiortcOffer, .aiortcAnswer, .firefoxOffer, .webrtcbinOffer])
+    @Test(arguments: [
+        Fixture.chromiumOffer, .chromiumAnswer, .aiortcOffer, .aiortcAnswer, .firefoxOffer, .webrtcbinOffer,
+        .chromiumSimulcastOffer, .firefoxSimulcastOffer,
+    ])
     func webRTCFixturesHaveNoUntypedKnownAttributes(_ fixture: Fixture) throws {
         // Every attribute PROTOCOL.md section 5 needs must come out typed, not
         // as `.other`: only genuinely unknown names may remain.

@@ -13,8 +13,12 @@ enum NegotiationFixture: String, CaseIterable, CustomTestStringConvertible, Send
     case webrtcbinOffer = "webrtcbin-offer"
     case chromiumAnswer = "chromium-answer"
     case aiortcAnswer = "aiortc-answer"
+    case chromiumSimulcastOffer = "chromium-simulcast-offer"
+    case firefoxSimulcastOffer = "firefox-simulcast-offer"
 
-    static let offers: [NegotiationFixture] = [.chromiumOffer, .aiortcOffer, .firefoxOffer, .webrtcbinOffer]
+    static let offers: [NegotiationFixture] = [
+        .chromiumOffer, .aiortcOffer, .firefoxOffer, .webrtcbinOffer, .chromiumSimulcastOffer, .firefoxSimulcastOffer,
+    ]
 
     var testDescription: String { rawValue }
 

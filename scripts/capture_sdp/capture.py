@@ -4,7 +4,9 @@ Run by scripts/capture-sdp-fixtures.sh inside a network namespace that has only
 loopback, so nothing leaves the machine. Chromium is driven over the DevTools
 protocol (no chromedriver); aiortc runs in this process. Writes four files to
 the output folder: chromium-offer.sdp, chromium-answer.sdp, aiortc-offer.sdp,
-aiortc-answer.sdp, and prints the versions it used.
+aiortc-answer.sdp, chromium-simulcast-offer.sdp, and prints the versions it
+used. Names given after the browser binary limit what is written (e.g.
+`capture.py out chromium chromium-simulcast-offer.sdp` refreshes only that one).
 """
 
 import asyncio
@@ -74,6 +76,29 @@ JS_CHROMIUM_OFFER = r"""
   await pc.setLocalDescription(await pc.createOffer());
   await gathered(pc);
   window.offerer = pc;
+  return pc.localDescription.sdp;
+})()
+"""
+
+# A simulcast publish: three RID encodings, lowest first (PROTOCOL.md section 7),
+# on a 1280x720 fake camera; Chromium sends every layer only when the capture
+# is large enough for it (INTEROP.md).
+JS_CHROMIUM_SIMULCAST_OFFER = r"""
+(async () => {
+  const stream = await navigator.mediaDevices.getUserMedia(
+    {video: {width: {ideal: 1280}, height: {ideal: 720}}});
+  const pc = new RTCPeerConnection({bundlePolicy: 'max-bundle'});
+  pc.addTransceiver(stream.getVideoTracks()[0], {
+    direction: 'sendonly', streams: [stream],
+    sendEncodings: [
+      {rid: 'q', scaleResolutionDownBy: 4},
+      {rid: 'h', scaleResolutionDownBy: 2},
+      {rid: 'f'},
+    ],
+  });
+  await pc.setLocalDescription(await pc.createOffer());
+  await gathered(pc);
+  window.simulcastOfferer = pc;
   return pc.localDescription.sdp;
 })()
 """
@@ -155,7 +180,7 @@ def aiortc_peer():
     return RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
 
 
-async def capture(out_dir, binary):
+async def capture(out_dir, binary, only):
     version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"chromium: {version.splitlines()[-1] if version else 'unknown'}")
     print(f"aiortc: {aiortc.__version__}")
@@ -202,6 +227,9 @@ async def capture(out_dir, binary):
             results["chromium-answer.sdp"] = chromium_answer
             await offerer.setRemoteDescription(RTCSessionDescription(chromium_answer, "answer"))
             print(f"aiortc accepted chromium's answer: signalingState={offerer.signalingState}")
+
+            # Chromium publishes one video track as three RID simulcast layers.
+            results["chromium-simulcast-offer.sdp"] = await page.evaluate(JS_CHROMIUM_SIMULCAST_OFFER)
     finally:
         for peer in peers:
             await peer.close()
@@ -215,6 +243,8 @@ async def capture(out_dir, binary):
 
     os.makedirs(out_dir, exist_ok=True)
     for name, sdp in results.items():
+        if only and name not in only:
+            continue
         # Both peers emit CRLF; keep their bytes exactly.
         with open(os.path.join(out_dir, name), "w", newline="") as f:
             f.write(sdp)
@@ -222,4 +252,4 @@ async def capture(out_dir, binary):
 
 
 if __name__ == "__main__":
-    asyncio.run(capture(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "chromium"))
+    asyncio.run(capture(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "chromium", set(sys.argv[3:])))
