@@ -66,8 +66,9 @@ final class MediaEngine: @unchecked Sendable {
     /// RTP packets at most this big (header + payload) so the SRTP packet
     /// (plus a 16-byte tag) fits a 1200-byte datagram (PeerTransport's MTU).
     static let maximumRTPPacketSize = 1200 - 16
-    /// Our RTP header with its extensions: 12 + 4 + mid (2) + abs-send-time
-    /// (4) + transport-cc (3) + audio level (2), padded: 28 bytes at most.
+    /// Our RTP header with its extensions: 12 + 4 + mid (3 for a 2-digit
+    /// mid) + abs-send-time (4) + transport-cc (3) + audio level (2, audio)
+    /// or a one-letter simulcast RID (2, video), padded: 28 bytes at most.
     static let maximumHeaderSize = 28
     /// Interval of sender and receiver reports (RFC 3550 6.2 for a few streams: ~1 s).
     static let reportInterval: UInt64 = 1_000_000_000
@@ -180,6 +181,12 @@ final class MediaEngine: @unchecked Sendable {
         }
     }
 
+    /// A local track's SSRCs: one, or one per simulcast layer, lowest first.
+    func ssrcs(trackName: String) -> [SSRC] {
+        eventLoop.preconditionInEventLoop()
+        return senders[trackName]?.map(\.ssrc) ?? []
+    }
+
     /// The RIDs of a simulcast track that the publish answer accepted
     /// (`a=simulcast:recv`), lowest first; nil for a one-layer track or
     /// before the answer. An answer that drops simulcast (RFC 8853 5.3)
@@ -192,10 +199,14 @@ final class MediaEngine: @unchecked Sendable {
         guard let layers = senders[trackName], layers.count > 1, let media = negotiatedMedia(mid: layers[0].mid) else {
             return nil
         }
-        let offered = layers.compactMap(\.rid)
-        guard let accepted = media.description.simulcast?.recv.compactMap({ $0.first(where: { !$0.paused })?.rid }),
-            !accepted.isEmpty
-        else { return offered.last.map { [$0] } }
+        return Self.acceptedLayers(offered: layers.compactMap(\.rid), answer: media.description.simulcast)
+    }
+
+    /// The offered RIDs an answer's `a=simulcast:recv` keeps (a paused
+    /// `~rid` is not kept), in our order; without the attribute, the top one.
+    static func acceptedLayers(offered: [String], answer: SDPSimulcast?) -> [String] {
+        let accepted = answer?.recv.compactMap { $0.first(where: { !$0.paused })?.rid } ?? []
+        guard !accepted.isEmpty else { return offered.last.map { [$0] } ?? [] }
         return offered.filter(accepted.contains)
     }
 
