@@ -67,7 +67,7 @@ public struct RenderMix: Sendable, Equatable, Codable, CustomStringConvertible, 
         var cumulative = 0.0
         for share in shares {
             cumulative += share.percent
-            if point < cumulative { return share.size }
+            if point <= cumulative { return share.size }
         }
         return shares[shares.count - 1].size
     }
