@@ -34,6 +34,11 @@ public struct ConnectOptions: Sendable {
     /// Send media to this address instead of the server's candidate
     /// ("host:port"; tests route media through an impairment relay).
     public var mediaServerAddressOverride: String?
+    /// Twilio's shape: `[.vp8(simulcast: true)]` publishes every video
+    /// track in three layers (PROTOCOL.md section 7). Empty: VP8, one layer.
+    public var preferredVideoCodecs: [VideoCodec] = []
+    /// Sent in `join`; nil leaves the server's defaults (Twilio's).
+    public var bandwidthProfile: BandwidthProfileOptions?
 
     public init(token: String, roomName: String? = nil) {
         self.token = token

@@ -10,6 +10,8 @@ public final class LocalParticipant: Sendable {
         var audioTracks: [LocalAudioTrack] = []
         var videoTracks: [LocalVideoTrack] = []
         var publications: [String: LocalTrackPublication] = [:]
+        /// `LocalTrackPublicationOptions.priority` by track name.
+        var priorities: [String: TrackPriority] = [:]
         weak var delegate: (any LocalParticipantDelegate)?
     }
 
@@ -53,11 +55,13 @@ public final class LocalParticipant: Sendable {
         return added
     }
 
+    /// `options.priority` goes in the `tracks` entry (PROTOCOL.md section 7).
     @discardableResult
-    public func publish(videoTrack track: LocalVideoTrack) -> Bool {
+    public func publish(videoTrack track: LocalVideoTrack, options: LocalTrackPublicationOptions = .init()) -> Bool {
         let added = fields.withLock { fields -> Bool in
             guard !fields.names.contains(track.name) else { return false }
             fields.videoTracks.append(track)
+            fields.priorities[track.name] = options.priority
             return true
         }
         if added { core.localTracksChanged() }

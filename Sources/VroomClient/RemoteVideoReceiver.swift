@@ -18,6 +18,12 @@ final class RemoteVideoReceiver {
     private(set) var firstFrameNumber: UInt32?
     private(set) var lastFrameNumber: UInt32?
     private(set) var latencies: [Double] = []
+    /// Each size the decoded frames took, in order (the first frame's
+    /// size, then every layer switch the server made).
+    private(set) var sizeChanges: [DecodedSizeChange] = []
+    /// Keep at most this many size changes (one every 5 s for 10 minutes
+    /// is 120; a flapping server would be visible long before the cap).
+    static let sizeChangeCapacity = 1000
     /// Keep at most this many latency samples (a 10-minute run at 30 fps).
     static let latencyCapacity = 18_000
 
@@ -34,6 +40,10 @@ final class RemoteVideoReceiver {
             guard let decoded = try decoder?.decode(frame.data) else { return .skipped }
             waitingForKeyframe = false
             framesDecoded += 1
+            let size = VideoDimensions(width: decoded.width, height: decoded.height)
+            if sizeChanges.last?.dimensions != size, sizeChanges.count < Self.sizeChangeCapacity {
+                sizeChanges.append(DecodedSizeChange(dimensions: size, time: .now))
+            }
             if let stamp = TestPattern.read(decoded) {
                 if frameNumbers.insert(stamp.frameNumber).inserted {
                     if firstFrameNumber == nil { firstFrameNumber = stamp.frameNumber }

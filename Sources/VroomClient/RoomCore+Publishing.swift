@@ -60,11 +60,16 @@ extension RoomCore {
         prepareSenders(audio: audio, video: video)
         engine.setLocalTracks(
             audio.map { LocalMediaTrack(name: $0.name, kind: .audio, enabled: isSending(audio: $0)) }
-                + video.map { LocalMediaTrack(name: $0.name, kind: .video, enabled: isSending(video: $0)) })
+                + video.map { track in
+                    LocalMediaTrack(
+                        name: track.name, kind: .video, enabled: isSending(video: track),
+                        rids: videoSenders[track.name]?.layers.compactMap(\.rid) ?? [])
+                })
         if publisherRestartPending { logger.info("publisher: restarting ICE") }
         let offer = engine.makePublishOffer(iceRestart: publisherRestartPending)
         publisherRestartPending = false
         let enabled = Dictionary(uniqueKeysWithValues: audio.map { ($0.name, $0.isEnabled) } + video.map { ($0.name, $0.isEnabled) })
+        let priorities = shared.withLock { $0.localParticipant }?.fields.withLock { $0.priorities } ?? [:]
         let id = nextRequestID("pub-")
         publishRequestID = id
         publishAgain = false
@@ -72,9 +77,16 @@ extension RoomCore {
         channel.send(
             .publish(
                 id: id, sdp: offer.sdp,
-                tracks: offer.tracks.map {
+                tracks: offer.tracks.map { track in
                     ClientSignal.PublishTrack(
-                        mid: $0.mid, name: $0.name, kind: $0.kind, enabled: enabled[$0.name] ?? true)
+                        mid: track.mid, name: track.name, kind: track.kind, enabled: enabled[track.name] ?? true,
+                        priority: priorities[track.name],
+                        layers: videoSenders[track.name].flatMap { sender in
+                            sender.layers.count > 1
+                                ? sender.layers.compactMap { layer in
+                                    layer.rid.map { ClientSignal.Layer(rid: $0, width: layer.width, height: layer.height) }
+                                } : nil
+                        })
                 }))
     }
 
@@ -98,12 +110,14 @@ extension RoomCore {
             fields.publications = fields.publications.filter { names.contains($0.key) }
             for track in tracks {
                 guard let kind = kinds[track.name], fields.publications[track.name]?.trackSid != track.sid else { continue }
-                let publication = LocalTrackPublication(trackSid: track.sid, trackName: track.name, kind: kind)
+                let publication = LocalTrackPublication(
+                    trackSid: track.sid, trackName: track.name, kind: kind, priority: fields.priorities[track.name])
                 fields.publications[track.name] = publication
                 added.append(publication)
             }
         }
         publishedNames = Set(tracks.map(\.name))
+        for (name, sender) in videoSenders { sender.setAcceptedLayers(engine.acceptedLayers(trackName: name)) }
         for publication in added { emit(.localTrackPublished(publication)) }
         updateSending()
         if publishAgain || publisherRestartPending { negotiatePublish() }
@@ -141,10 +155,12 @@ extension RoomCore {
         }
         for track in video where videoSenders[track.name] == nil {
             do {
-                let sender = try VideoSender(track: track)
-                sender.start(on: eventLoop, logger: logger) { [unowned self] frame in
+                let sender = try VideoSender(
+                    track: track, simulcast: options.preferredVideoCodecs.first?.isSimulcast ?? false)
+                sender.start(on: eventLoop, logger: logger) { [unowned self] layer, frame in
                     self.engine?.sendVideoFrame(
-                        trackName: track.name, data: frame.data, isKeyframe: frame.isKeyframe, captureTime: EngineClock.now())
+                        trackName: track.name, layer: layer, data: frame.data, isKeyframe: frame.isKeyframe,
+                        captureTime: EngineClock.now())
                 }
                 videoSenders[track.name] = sender
             } catch {
@@ -189,6 +205,15 @@ extension RoomCore {
         guard isJoined, let channel, let publication = shared.withLock({ $0.localParticipant })?.publication(named: name)
         else { return }
         channel.send(.setTrackEnabled(id: nextRequestID("en-"), trackSid: publication.trackSid, enabled: enabled))
+    }
+
+    /// `publisherLayers`: pause the layers of our track that no subscriber needs.
+    func setNeededLayers(trackSid: String, active: [String]) {
+        guard let publication = shared.withLock({ $0.localParticipant })?.trackPublications.first(where: { $0.trackSid == trackSid }),
+            let sender = videoSenders[publication.trackName]
+        else { return }
+        logger.debug("publisher layers of \(publication.trackName): \(active)")
+        sender.setNeededLayers(active)
     }
 
     func stopMedia() {

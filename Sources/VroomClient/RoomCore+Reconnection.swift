@@ -79,8 +79,8 @@ extension RoomCore {
             mediaFailed(role, VideoError(code: code, message: message))
         case .connectionStateChanged:
             break
-        case .keyframeRequested(let name):
-            videoSenders[name]?.requestKeyframe()
+        case .keyframeRequested(let name, let layer):
+            videoSenders[name]?.requestKeyframe(layer: layer)
         case .remoteVideoFrame(let trackSid, let frame):
             guard let receiver = remoteVideo[trackSid] else { return }
             if receiver.receive(frame) == .needsKeyframe {

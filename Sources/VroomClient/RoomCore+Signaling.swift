@@ -24,7 +24,7 @@ extension RoomCore {
         channel?.send(
             .join(
                 id: id, room: options.roomName ?? shared.withLock({ $0.sid }), resume: sessionToken,
-                subscribeAll: options.isAutomaticSubscriptionEnabled))
+                subscribeAll: options.isAutomaticSubscriptionEnabled, bandwidthProfile: options.bandwidthProfile))
     }
 
     func channelClosed(_ generation: Int, failure: String?) {
@@ -103,7 +103,7 @@ extension RoomCore {
         case .trackPublished(let participantSid, let track):
             guard let participant = participant(sid: participantSid) else { return }
             let publication = RemoteTrackPublication(
-                trackSid: track.sid, trackName: track.name, kind: track.kind, enabled: track.enabled)
+                trackSid: track.sid, trackName: track.name, kind: track.kind, enabled: track.enabled, core: self)
             participant.fields.withLock { $0.publications.append(publication) }
             emit(.trackPublished(participant, publication))
         case .trackUnpublished(let participantSid, let trackSid):
@@ -154,8 +154,36 @@ extension RoomCore {
             signalingURL = url
             channel?.close()
             openChannel()
+        case .trackSwitchedOff(let trackSid, let reason):
+            guard let (participant, track) = remoteVideoTrack(sid: trackSid) else { return }
+            let known = reason.flatMap(TrackSwitchOffReason.init(rawValue:))
+            if known == nil { logger.debug("track \(trackSid) switched off for '\(reason ?? "-")'") }
+            if track.setSwitchedOff(true, reason: known) { emit(.trackSwitchedOff(participant, track, known)) }
+        case .trackSwitchedOn(let trackSid):
+            guard let (participant, track) = remoteVideoTrack(sid: trackSid) else { return }
+            if track.setSwitchedOff(false, reason: nil) { emit(.trackSwitchedOn(participant, track)) }
+        case .publisherLayers(let trackSid, let active):
+            setNeededLayers(trackSid: trackSid, active: active)
         case .unknown(let type):
             logger.debug("ignored a server message of type \(type)")
+        }
+    }
+
+    /// A remote video track by SID (the switch events name no participant).
+    func remoteVideoTrack(sid: String) -> (RemoteParticipant, RemoteVideoTrack)? {
+        for participant in shared.withLock({ $0.remoteParticipants }) {
+            if let track = participant.publication(trackSid: sid)?.videoTrack { return (participant, track) }
+        }
+        return nil
+    }
+
+    /// A request about one remote track (`RemoteVideoTrack`), from any
+    /// thread; dropped while not joined (the server forgets them with the
+    /// session anyway). The reply is `ok`, or an `error` that is logged.
+    func sendTrackRequest(_ make: @escaping @Sendable (String) -> ClientSignal) {
+        eventLoop.execute {
+            guard self.isJoined, let channel = self.channel else { return }
+            channel.send(make(self.nextRequestID("tr-")))
         }
     }
 
@@ -261,7 +289,7 @@ extension RoomCore {
                     }
                 } else {
                     let publication = RemoteTrackPublication(
-                        trackSid: track.sid, trackName: track.name, kind: track.kind, enabled: track.enabled)
+                        trackSid: track.sid, trackName: track.name, kind: track.kind, enabled: track.enabled, core: self)
                     participant.fields.withLock { $0.publications.append(publication) }
                     emit(.trackPublished(participant, publication))
                 }
@@ -275,7 +303,8 @@ extension RoomCore {
         RemoteParticipant(
             sid: info.sid, identity: info.identity, state: info.state == "reconnecting" ? .reconnecting : .connected,
             publications: info.tracks.map {
-                RemoteTrackPublication(trackSid: $0.sid, trackName: $0.name, kind: $0.kind, enabled: $0.enabled)
+                RemoteTrackPublication(
+                    trackSid: $0.sid, trackName: $0.name, kind: $0.kind, enabled: $0.enabled, core: self)
             })
     }
 

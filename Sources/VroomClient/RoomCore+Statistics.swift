@@ -25,6 +25,7 @@ extension RoomCore {
                     framesDecoded: video?.framesDecoded ?? audio?.framesDecoded ?? 0,
                     frameNumbersRead: video?.frameNumbers.count ?? 0, firstFrameNumber: video?.firstFrameNumber,
                     lastFrameNumber: video?.lastFrameNumber, latencyMilliseconds: video?.latencies ?? [],
+                    decodedSizeChanges: video?.sizeChanges ?? [],
                     audioFrequency: audio?.frequency(), nacksSent: track.nacksSent,
                     keyframeRequestsSent: track.keyframeRequestsSent))
         }

@@ -25,6 +25,8 @@ extension RoomCore {
             remoteAudio[sid] = nil
             if let (participant, publication) = publication(track.participantSid, sid) {
                 publication.state.withLock { $0.subscribed = false }
+                // A switch-off ends with the subscription (PROTOCOL.md 7: it applies to subscribed tracks).
+                _ = publication.videoTrack?.setSwitchedOff(false, reason: nil)
                 emit(.trackUnsubscribed(participant, publication))
             }
         }

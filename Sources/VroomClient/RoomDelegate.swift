@@ -44,6 +44,11 @@ public protocol RemoteParticipantDelegate: AnyObject, Sendable {
     func didDisableTrack(participant: RemoteParticipant, publication: RemoteTrackPublication)
     func didSubscribeToTrack(participant: RemoteParticipant, publication: RemoteTrackPublication)
     func didUnsubscribeFromTrack(participant: RemoteParticipant, publication: RemoteTrackPublication)
+    /// The server stopped forwarding `track` (Twilio's
+    /// `remoteParticipant(_:didSwitchOffVideoTrack:reason:)`); nil reason:
+    /// one this SDK does not know.
+    func didSwitchOffVideoTrack(participant: RemoteParticipant, track: RemoteVideoTrack, reason: TrackSwitchOffReason?)
+    func didSwitchOnVideoTrack(participant: RemoteParticipant, track: RemoteVideoTrack)
 }
 
 extension RemoteParticipantDelegate {
@@ -53,6 +58,8 @@ extension RemoteParticipantDelegate {
     public func didDisableTrack(participant: RemoteParticipant, publication: RemoteTrackPublication) {}
     public func didSubscribeToTrack(participant: RemoteParticipant, publication: RemoteTrackPublication) {}
     public func didUnsubscribeFromTrack(participant: RemoteParticipant, publication: RemoteTrackPublication) {}
+    public func didSwitchOffVideoTrack(participant: RemoteParticipant, track: RemoteVideoTrack, reason: TrackSwitchOffReason?) {}
+    public func didSwitchOnVideoTrack(participant: RemoteParticipant, track: RemoteVideoTrack) {}
 }
 
 /// Told about this participant's own publications. Held weakly.

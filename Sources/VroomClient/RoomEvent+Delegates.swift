@@ -19,7 +19,7 @@ extension RoomEvent {
         case .messageSent(let id, let sid): delegate.didSendMessage(room: room, id: id, sid: sid)
         case .messageFailed(let id, let error): delegate.didFailToSendMessage(room: room, id: id, error: error)
         case .trackPublished, .trackUnpublished, .trackSubscribed, .trackUnsubscribed, .trackEnabled, .trackDisabled,
-            .localTrackPublished, .localTrackPublicationFailed:
+            .trackSwitchedOff, .trackSwitchedOn, .localTrackPublished, .localTrackPublicationFailed:
             break
         }
     }
@@ -33,6 +33,8 @@ extension RoomEvent {
         case .trackUnsubscribed(let p, let t): delegate.didUnsubscribeFromTrack(participant: p, publication: t)
         case .trackEnabled(let p, let t): delegate.didEnableTrack(participant: p, publication: t)
         case .trackDisabled(let p, let t): delegate.didDisableTrack(participant: p, publication: t)
+        case .trackSwitchedOff(let p, let t, let reason): delegate.didSwitchOffVideoTrack(participant: p, track: t, reason: reason)
+        case .trackSwitchedOn(let p, let t): delegate.didSwitchOnVideoTrack(participant: p, track: t)
         default: break
         }
     }
@@ -41,7 +43,8 @@ extension RoomEvent {
     var remoteParticipant: RemoteParticipant? {
         switch self {
         case .trackPublished(let p, _), .trackUnpublished(let p, _), .trackSubscribed(let p, _),
-            .trackUnsubscribed(let p, _), .trackEnabled(let p, _), .trackDisabled(let p, _):
+            .trackUnsubscribed(let p, _), .trackEnabled(let p, _), .trackDisabled(let p, _), .trackSwitchedOff(let p, _, _),
+            .trackSwitchedOn(let p, _):
             return p
         default: return nil
         }

@@ -26,4 +26,8 @@ public enum RoomEvent: Sendable {
     /// `nil`: nobody speaks.
     case dominantSpeakerChanged(RemoteParticipant?)
     case networkQualityChanged(participantSid: String, level: Int, warnings: [String])
+    /// The server stopped forwarding a subscribed video track (nil reason:
+    /// one this SDK does not know).
+    case trackSwitchedOff(RemoteParticipant, RemoteVideoTrack, TrackSwitchOffReason?)
+    case trackSwitchedOn(RemoteParticipant, RemoteVideoTrack)
 }

@@ -53,6 +53,12 @@ public struct RemoteTrackStatistics: Sendable {
     /// Video: capture-to-decode latency of each frame read (ms, from the
     /// capture time drawn in the pixels; sender and receiver on one clock).
     public var latencyMilliseconds: [Double]
+    /// Video: the size of the frames decoded last (the simulcast layer
+    /// forwarded), nil before one is decoded.
+    public var frameDimensions: VideoDimensions? { decodedSizeChanges.last?.dimensions }
+    /// Video: every size the decoded frames took, first one included, so a
+    /// track that switched layers twice has three.
+    public var decodedSizeChanges: [DecodedSizeChange]
     /// Audio: the strongest frequency of the last second decoded (Hz).
     public var audioFrequency: Double?
     public var nacksSent: Int

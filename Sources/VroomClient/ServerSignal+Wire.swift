@@ -129,5 +129,16 @@ extension ServerSignal {
         struct Redirect: Decodable {
             var url: String
         }
+
+        /// `trackSwitchedOff` (with a reason), `trackSwitchedOn`.
+        struct TrackSwitch: Decodable {
+            var trackSid: String
+            var reason: String?
+        }
+
+        struct PublisherLayers: Decodable {
+            var trackSid: String
+            var active: [String]
+        }
     }
 }

@@ -62,6 +62,12 @@ enum ServerSignal: Sendable {
     case message(RoomMessage)
     case dominantSpeaker(participantSid: String?)
     case networkQuality(participantSid: String, level: Int, warnings: [String])
+    /// PROTOCOL.md section 7. `reason` is the protocol's text; an unknown
+    /// one is kept as text (the SDK reports the switch-off without a reason).
+    case trackSwitchedOff(trackSid: String, reason: String?)
+    case trackSwitchedOn(trackSid: String)
+    /// The RIDs of our track that some subscriber needs.
+    case publisherLayers(trackSid: String, active: [String])
     case disconnected(code: Int, message: String)
     case redirect(url: String)
     /// A type this SDK does not know (forward compatible: ignored).
@@ -146,6 +152,13 @@ enum ServerSignal: Sendable {
             let m = try decode(Wire.Disconnected.self)
             self = .disconnected(code: m.code, message: m.message ?? "")
         case "redirect": self = .redirect(url: try decode(Wire.Redirect.self).url)
+        case "trackSwitchedOff":
+            let m = try decode(Wire.TrackSwitch.self)
+            self = .trackSwitchedOff(trackSid: m.trackSid, reason: m.reason)
+        case "trackSwitchedOn": self = .trackSwitchedOn(trackSid: try decode(Wire.TrackSwitch.self).trackSid)
+        case "publisherLayers":
+            let m = try decode(Wire.PublisherLayers.self)
+            self = .publisherLayers(trackSid: m.trackSid, active: m.active)
         case let type: self = .unknown(type: type)
         }
     }

@@ -141,6 +141,8 @@ extension RoomEvent {
         case .messageFailed(_, let e): "messageFailed(\(e.code))"
         case .dominantSpeakerChanged(let p): "dominantSpeaker(\(p?.identity ?? "nil"))"
         case .networkQualityChanged(_, let level, _): "networkQuality(\(level))"
+        case .trackSwitchedOff(let p, let t, let reason): "trackSwitchedOff(\(p.identity),\(t.name),\(reason?.rawValue ?? "nil"))"
+        case .trackSwitchedOn(let p, let t): "trackSwitchedOn(\(p.identity),\(t.name))"
         }
     }
 }

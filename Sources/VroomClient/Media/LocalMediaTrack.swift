@@ -4,4 +4,7 @@ struct LocalMediaTrack: Hashable, Sendable {
     var name: String
     var kind: TrackKind
     var enabled: Bool
+    /// A simulcast video track's layers' RIDs, lowest first (PROTOCOL.md
+    /// section 7); empty: one layer.
+    var rids: [String] = []
 }

@@ -9,6 +9,8 @@ struct LocalTrackSender {
     var track: LocalMediaTrack
     let mid: String
     let ssrc: SSRC
+    /// The simulcast layer's RID (RFC 8852), nil for a one-layer track.
+    let rid: String?
     var sequenceNumber: UInt16
     let timestampOffset: UInt32
     var packetizer: VP8Packetizer
@@ -19,10 +21,13 @@ struct LocalTrackSender {
 
     var clockRate: UInt32 { track.kind == .video ? 90000 : 48000 }
 
-    init<G: RandomNumberGenerator>(track: LocalMediaTrack, mid: String, ssrc: SSRC, using generator: inout G) {
+    init<G: RandomNumberGenerator>(
+        track: LocalMediaTrack, mid: String, ssrc: SSRC, rid: String? = nil, using generator: inout G
+    ) {
         self.track = track
         self.mid = mid
         self.ssrc = ssrc
+        self.rid = rid
         sequenceNumber = UInt16.random(in: 0...UInt16.max, using: &generator)
         timestampOffset = UInt32.random(in: 0...UInt32.max, using: &generator)
         packetizer = VP8Packetizer(initialPictureID: UInt16.random(in: 0...0x7FFF, using: &generator))

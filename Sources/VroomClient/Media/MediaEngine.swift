@@ -35,8 +35,10 @@ final class MediaEngine: @unchecked Sendable {
     private var publishVersion: UInt64 = 1
     private var slots: [PublishOfferWriter.Slot] = []
     private var nextMID = 0
-    private var senders: [String: LocalTrackSender] = [:]
-    private var senderNames: [SSRC: String] = [:]
+    /// Per track name its senders: one, or one per simulcast layer, lowest first.
+    private var senders: [String: [LocalTrackSender]] = [:]
+    /// Which track and layer (index in `senders[name]`) an SSRC sends.
+    private var senderNames: [SSRC: (name: String, layer: Int)] = [:]
     private var publishAnswer: ServerDescription?
     private var transportSequence: UInt16 = 0
     private var roundTripTime: Duration?
@@ -64,8 +66,9 @@ final class MediaEngine: @unchecked Sendable {
     /// RTP packets at most this big (header + payload) so the SRTP packet
     /// (plus a 16-byte tag) fits a 1200-byte datagram (PeerTransport's MTU).
     static let maximumRTPPacketSize = 1200 - 16
-    /// Our RTP header with its extensions: 12 + 4 + mid (2) + abs-send-time
-    /// (4) + transport-cc (3) + audio level (2), padded: 28 bytes at most.
+    /// Our RTP header with its extensions: 12 + 4 + mid (3 for a 2-digit
+    /// mid) + abs-send-time (4) + transport-cc (3) + audio level (2, audio)
+    /// or a one-letter simulcast RID (2, video), padded: 28 bytes at most.
     static let maximumHeaderSize = 28
     /// Interval of sender and receiver reports (RFC 3550 6.2 for a few streams: ~1 s).
     static let reportInterval: UInt64 = 1_000_000_000
@@ -110,8 +113,8 @@ final class MediaEngine: @unchecked Sendable {
             // A subscriber can decode nothing before a keyframe: ask for one
             // as soon as media can flow.
             guard state == .connected else { return }
-            for sender in self.senders.values.sorted(by: { $0.mid < $1.mid }) where sender.track.kind == .video {
-                self.onEvent(.keyframeRequested(trackName: sender.track.name))
+            for layers in self.senders.values.sorted(by: { $0[0].mid < $1[0].mid }) where layers[0].track.kind == .video {
+                for layer in layers.indices { self.onEvent(.keyframeRequested(trackName: layers[0].track.name, layer: layer)) }
             }
         }
         subscriber.onRTP = { [unowned self] buffer, length in
@@ -145,24 +148,66 @@ final class MediaEngine: @unchecked Sendable {
         for index in slots.indices {
             if let name = slots[index].trackName, !names.contains(name) {
                 slots[index].trackName = nil
-                if let removed = senders.removeValue(forKey: name) { senderNames[removed.ssrc] = nil }
+                for removed in senders.removeValue(forKey: name) ?? [] { senderNames[removed.ssrc] = nil }
             }
         }
         for track in tracks {
-            if senders[track.name] != nil {
-                senders[track.name]?.track.enabled = track.enabled
+            if let existing = senders[track.name] {
+                senders[track.name] = existing.map { sender in
+                    var sender = sender
+                    sender.track.enabled = track.enabled
+                    return sender
+                }
                 continue
-            }
-            var ssrc = SSRC(UInt32.random(in: 1...UInt32.max, using: &generator))
-            while senderNames[ssrc] != nil || ssrc == receiverSSRC {
-                ssrc = SSRC(UInt32.random(in: 1...UInt32.max, using: &generator))
             }
             let mid = String(nextMID)
             nextMID += 1
-            slots.append(PublishOfferWriter.Slot(mid: mid, kind: track.kind, trackName: track.name, ssrc: ssrc))
-            senders[track.name] = LocalTrackSender(track: track, mid: mid, ssrc: ssrc, using: &generator)
-            senderNames[ssrc] = track.name
+            // A simulcast track: one SSRC per layer, each tagged with its RID.
+            let rids: [String?] = track.kind == .video && !track.rids.isEmpty ? track.rids : [nil]
+            var layers: [LocalTrackSender] = []
+            for (index, rid) in rids.enumerated() {
+                var ssrc = SSRC(UInt32.random(in: 1...UInt32.max, using: &generator))
+                while senderNames[ssrc] != nil || ssrc == receiverSSRC {
+                    ssrc = SSRC(UInt32.random(in: 1...UInt32.max, using: &generator))
+                }
+                layers.append(LocalTrackSender(track: track, mid: mid, ssrc: ssrc, rid: rid, using: &generator))
+                senderNames[ssrc] = (track.name, index)
+            }
+            slots.append(
+                PublishOfferWriter.Slot(
+                    mid: mid, kind: track.kind, trackName: track.name, ssrc: layers[0].ssrc,
+                    layers: rids.compactMap { $0 }.enumerated().map { .init(rid: $0.element, ssrc: layers[$0.offset].ssrc) }))
+            senders[track.name] = layers
         }
+    }
+
+    /// A local track's SSRCs: one, or one per simulcast layer, lowest first.
+    func ssrcs(trackName: String) -> [SSRC] {
+        eventLoop.preconditionInEventLoop()
+        return senders[trackName]?.map(\.ssrc) ?? []
+    }
+
+    /// The RIDs of a simulcast track that the publish answer accepted
+    /// (`a=simulcast:recv`), lowest first; nil for a one-layer track or
+    /// before the answer. An answer that drops simulcast (RFC 8853 5.3)
+    /// leaves one stream: this SDK then sends only the top layer, the
+    /// camera's full picture, where Chromium would keep the first encoding
+    /// (1/4 scale here): a server without simulcast should not get a
+    /// quarter of the picture.
+    func acceptedLayers(trackName: String) -> [String]? {
+        eventLoop.preconditionInEventLoop()
+        guard let layers = senders[trackName], layers.count > 1, let media = negotiatedMedia(mid: layers[0].mid) else {
+            return nil
+        }
+        return Self.acceptedLayers(offered: layers.compactMap(\.rid), answer: media.description.simulcast)
+    }
+
+    /// The offered RIDs an answer's `a=simulcast:recv` keeps (a paused
+    /// `~rid` is not kept), in our order; without the attribute, the top one.
+    static func acceptedLayers(offered: [String], answer: SDPSimulcast?) -> [String] {
+        let accepted = answer?.recv.compactMap { $0.first(where: { !$0.paused })?.rid } ?? []
+        guard !accepted.isEmpty else { return offered.last.map { [$0] } ?? [] }
+        return offered.filter(accepted.contains)
     }
 
     /// The offer for the `publish` message; `iceRestart` makes new local
@@ -175,7 +220,7 @@ final class MediaEngine: @unchecked Sendable {
             sessionID: sessionID, sessionVersion: publishVersion)
         publishVersion += 1
         let tracks = slots.compactMap { slot -> PublishOfferDescription.Track? in
-            guard let name = slot.trackName, let sender = senders[name] else { return nil }
+            guard let name = slot.trackName, let sender = senders[name]?.first else { return nil }
             return PublishOfferDescription.Track(mid: slot.mid, name: name, kind: slot.kind, enabled: sender.track.enabled)
         }
         return PublishOfferDescription(sdp: writer.description(slots: slots).text, tracks: tracks)
@@ -204,16 +249,24 @@ final class MediaEngine: @unchecked Sendable {
     /// Disabled: send no media (RTCP continues).
     func setLocalTrackEnabled(name: String, _ enabled: Bool) {
         eventLoop.preconditionInEventLoop()
-        senders[name]?.track.enabled = enabled
+        guard let layers = senders[name] else { return }
+        senders[name] = layers.map { sender in
+            var sender = sender
+            sender.track.enabled = enabled
+            return sender
+        }
     }
 
     /// Packetizes and sends one VP8 frame (RFC 7741, 15-bit picture ID,
-    /// marker on the last packet, 90 kHz timestamp from `captureTime`).
-    /// Dropped while the track is disabled or the connection not up.
-    func sendVideoFrame(trackName: String, data: [UInt8], isKeyframe: Bool, captureTime: MediaTime) {
+    /// marker on the last packet, 90 kHz timestamp from `captureTime`) on
+    /// `layer`'s SSRC (0 for a one-layer track; simulcast layers lowest
+    /// first). Dropped while the track is disabled or the connection not up.
+    func sendVideoFrame(trackName: String, layer: Int = 0, data: [UInt8], isKeyframe: Bool, captureTime: MediaTime) {
         eventLoop.preconditionInEventLoop()
-        guard var sender = senders[trackName], sender.track.kind == .video, sender.track.enabled,
-            publisher.isConnected, let media = negotiatedMedia(mid: sender.mid)
+        guard let layers = senders[trackName], layers.indices.contains(layer) else { return }
+        var sender = layers[layer]
+        guard sender.track.kind == .video, sender.track.enabled, publisher.isConnected,
+            let media = negotiatedMedia(mid: sender.mid)
         else { return }
         let timestamp = sender.rtpTimestamp(captureTime)
         let payloads = sender.packetizer.packetize(
@@ -222,7 +275,7 @@ final class MediaEngine: @unchecked Sendable {
             let header = RTPHeader(
                 marker: index == payloads.count - 1, payloadType: media.payloadType ?? PublishOfferWriter.vp8PayloadType,
                 sequenceNumber: sender.nextSequenceNumber(), timestamp: timestamp, ssrc: sender.ssrc,
-                extensions: extensions(media.extensions, mid: sender.mid, audioLevel: nil))
+                extensions: extensions(media.extensions, mid: sender.mid, rid: sender.rid, audioLevel: nil))
             guard let packet = write(header, payload) else { continue }
             sender.history.store(sequence: header.sequenceNumber, packet: Array(packet))
             if publisher.sendRTP(packet) {
@@ -231,7 +284,7 @@ final class MediaEngine: @unchecked Sendable {
             }
         }
         sender.statistics.framesSent += 1
-        senders[trackName] = sender
+        senders[trackName]?[layer] = sender
     }
 
     /// Sends one Opus packet (20 ms, 48 kHz timestamp from `captureTime`)
@@ -239,7 +292,7 @@ final class MediaEngine: @unchecked Sendable {
     /// silence; V set above -50 dBov).
     func sendAudioFrame(trackName: String, data: [UInt8], audioLevel: UInt8, captureTime: MediaTime) {
         eventLoop.preconditionInEventLoop()
-        guard var sender = senders[trackName], sender.track.kind == .audio, sender.track.enabled,
+        guard var sender = senders[trackName]?.first, sender.track.kind == .audio, sender.track.enabled,
             publisher.isConnected, let media = negotiatedMedia(mid: sender.mid)
         else { return }
         let level = min(audioLevel, 127)
@@ -247,13 +300,13 @@ final class MediaEngine: @unchecked Sendable {
             payloadType: media.payloadType ?? PublishOfferWriter.opusPayloadType,
             sequenceNumber: sender.nextSequenceNumber(), timestamp: sender.rtpTimestamp(captureTime), ssrc: sender.ssrc,
             extensions: extensions(
-                media.extensions, mid: sender.mid, audioLevel: (level < Self.voiceActivityThreshold ? 0x80 : 0) | level))
+                media.extensions, mid: sender.mid, rid: nil, audioLevel: (level < Self.voiceActivityThreshold ? 0x80 : 0) | level))
         if let packet = write(header, data), publisher.sendRTP(packet) {
             sender.statistics.packetsSent += 1
             sender.statistics.bytesSent += data.count
         }
         sender.statistics.framesSent += 1
-        senders[trackName] = sender
+        senders[trackName]?[0] = sender
     }
 
     private func negotiatedMedia(mid: String) -> ServerDescription.Media? {
@@ -263,14 +316,31 @@ final class MediaEngine: @unchecked Sendable {
         return media
     }
 
-    private func extensions(_ ids: NegotiatedHeaderExtensions, mid: String, audioLevel: UInt8?) -> [RTPHeader.Extension] {
+    private func extensions(_ ids: NegotiatedHeaderExtensions, mid: String, rid: String?, audioLevel: UInt8?)
+        -> [RTPHeader.Extension]
+    {
+        defer { if ids.transportCC != nil { transportSequence &+= 1 } }
+        return Self.headerExtensions(
+            ids, mid: mid, rid: rid, audioLevel: audioLevel, absSendTime: EngineClock.absSendTime(ntp: EngineClock.ntpNow()),
+            transportSequence: transportSequence)
+    }
+
+    /// The header extensions of one outgoing packet: MID always, and a
+    /// simulcast layer's RID (RFC 8852) on every packet of its SSRC.
+    /// Chromium sends the RID only until the receiver has seen it; always
+    /// costs 3 bytes a packet and lets a server that lost its state (or
+    /// joined a stream late) bind the SSRC again from any packet.
+    static func headerExtensions(
+        _ ids: NegotiatedHeaderExtensions, mid: String, rid: String?, audioLevel: UInt8?, absSendTime: [UInt8],
+        transportSequence: UInt16
+    ) -> [RTPHeader.Extension] {
         var list: [RTPHeader.Extension] = []
         if let id = ids.mid { list.append(.init(id: id, value: Array(mid.utf8))) }
+        if let id = ids.rid, let rid { list.append(.init(id: id, value: Array(rid.utf8))) }
         if let id = ids.audioLevel, let audioLevel { list.append(.init(id: id, value: [audioLevel])) }
-        if let id = ids.absSendTime { list.append(.init(id: id, value: EngineClock.absSendTime(ntp: EngineClock.ntpNow()))) }
+        if let id = ids.absSendTime { list.append(.init(id: id, value: absSendTime)) }
         if let id = ids.transportCC {
             list.append(.init(id: id, value: [UInt8(transportSequence >> 8), UInt8(transportSequence & 0xFF)]))
-            transportSequence &+= 1
         }
         return list
     }
@@ -291,7 +361,7 @@ final class MediaEngine: @unchecked Sendable {
             droppedPackets += 1
             return
         }
-        var keyframeRequests: [String] = []
+        var keyframeRequests: [SSRC] = []
         let now = EngineClock.now()
         for packet in compound {
             switch try? packet.typed() {
@@ -300,20 +370,23 @@ final class MediaEngine: @unchecked Sendable {
             case .senderReport(let report)?:
                 for block in report.reports { updateRoundTripTime(ReceptionReport(block), now: now) }
             case .genericNACK(let nack)?:
-                guard let name = senderNames[nack.mediaSSRC] else { continue }
-                for sequence in nack.lostSequenceNumbers { retransmit(name: name, sequence: sequence) }
+                // Each layer has its own SSRC and history: a NACK repairs that layer only.
+                guard let (name, layer) = senderNames[nack.mediaSSRC] else { continue }
+                for sequence in nack.lostSequenceNumbers { retransmit(name: name, layer: layer, sequence: sequence) }
             case .pictureLossIndication(let pli)?:
-                guard let name = senderNames[pli.mediaSSRC], senders[name]?.track.kind == .video else { continue }
-                senders[name]?.statistics.keyframeRequestsReceived += 1
-                keyframeRequests.append(name)
+                guard let (name, layer) = senderNames[pli.mediaSSRC], senders[name]?[layer].track.kind == .video else {
+                    continue
+                }
+                senders[name]?[layer].statistics.keyframeRequestsReceived += 1
+                keyframeRequests.append(pli.mediaSSRC)
             case .fullIntraRequest(let fir)?:
                 for entry in fir.entries {
-                    guard let name = senderNames[entry.ssrc], senders[name]?.track.kind == .video,
-                        senders[name]?.lastFIRSequence != entry.sequenceNumber
+                    guard let (name, layer) = senderNames[entry.ssrc], senders[name]?[layer].track.kind == .video,
+                        senders[name]?[layer].lastFIRSequence != entry.sequenceNumber
                     else { continue }
-                    senders[name]?.lastFIRSequence = entry.sequenceNumber
-                    senders[name]?.statistics.keyframeRequestsReceived += 1
-                    keyframeRequests.append(name)
+                    senders[name]?[layer].lastFIRSequence = entry.sequenceNumber
+                    senders[name]?[layer].statistics.keyframeRequestsReceived += 1
+                    keyframeRequests.append(entry.ssrc)
                 }
             case nil:
                 droppedPackets += 1
@@ -321,17 +394,18 @@ final class MediaEngine: @unchecked Sendable {
                 break
             }
         }
-        var seen = Set<String>()
-        for name in keyframeRequests where seen.insert(name).inserted {
-            onEvent(.keyframeRequested(trackName: name))
+        var seen = Set<SSRC>()
+        for ssrc in keyframeRequests where seen.insert(ssrc).inserted {
+            guard let (name, layer) = senderNames[ssrc] else { continue }
+            onEvent(.keyframeRequested(trackName: name, layer: layer))
         }
     }
 
-    private func retransmit(name: String, sequence: UInt16) {
-        senders[name]?.statistics.nacksReceived += 1
-        guard let stored = senders[name]?.history.packet(sequence: sequence) else { return }
+    private func retransmit(name: String, layer: Int, sequence: UInt16) {
+        senders[name]?[layer].statistics.nacksReceived += 1
+        guard let stored = senders[name]?[layer].history.packet(sequence: sequence) else { return }
         let sent = stored.withUnsafeBytes { publisher.sendRTP($0) }
-        if sent { senders[name]?.statistics.retransmissionsSent += 1 }
+        if sent { senders[name]?[layer].statistics.retransmissionsSent += 1 }
     }
 
     /// RFC 3550 6.4.1: RTT = arrival - LSR - DLSR, in 1/65536 s.
@@ -530,14 +604,14 @@ final class MediaEngine: @unchecked Sendable {
         guard publisher.isConnected, !senders.isEmpty else { return }
         let ntp = EngineClock.ntpNow()
         var writer = RTCPCompoundWriter(buffer: packetBuffer)
-        for sender in senders.values.sorted(by: { $0.mid < $1.mid }) {
+        for sender in senders.values.flatMap({ $0 }).sorted(by: { ($0.mid, $0.ssrc.rawValue) < ($1.mid, $1.ssrc.rawValue) }) {
             let report = SenderReport(
                 ssrc: sender.ssrc, ntpTimestamp: ntp, rtpTimestamp: sender.rtpTimestamp(now),
                 packetCount: UInt32(truncatingIfNeeded: sender.statistics.packetsSent),
                 octetCount: UInt32(truncatingIfNeeded: sender.statistics.bytesSent))
             guard (try? writer.append(report)) != nil else { break }
         }
-        if let first = senders.values.min(by: { $0.mid < $1.mid }) {
+        if let first = senders.values.compactMap(\.first).min(by: { $0.mid < $1.mid }) {
             try? writer.append(SourceDescription(source: first.ssrc, cname: cname))
         }
         sentReports[UInt32(truncatingIfNeeded: ntp >> 16)] = now
@@ -578,7 +652,20 @@ final class MediaEngine: @unchecked Sendable {
             statistics.jitter = receiver.reception.jitterSeconds * 1000
             return statistics
         }
-        let local = senders.values.sorted(by: { $0.mid < $1.mid }).map(\.statistics)
+        // A simulcast track's layers add up to one track's figures (the
+        // first layer's SSRC names it).
+        let local = senders.values.sorted(by: { $0[0].mid < $1[0].mid }).compactMap { layers -> MediaEngineStatistics.LocalTrack? in
+            guard var total = layers.first?.statistics else { return nil }
+            for layer in layers.dropFirst() {
+                total.packetsSent += layer.statistics.packetsSent
+                total.bytesSent += layer.statistics.bytesSent
+                total.framesSent += layer.statistics.framesSent
+                total.nacksReceived += layer.statistics.nacksReceived
+                total.retransmissionsSent += layer.statistics.retransmissionsSent
+                total.keyframeRequestsReceived += layer.statistics.keyframeRequestsReceived
+            }
+            return total
+        }
         return MediaEngineStatistics(
             publisherState: publisher.state, subscriberState: subscriber.state, localTracks: local,
             remoteTracks: remote, roundTripTime: roundTripTime,

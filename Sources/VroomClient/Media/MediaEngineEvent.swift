@@ -26,8 +26,9 @@ struct RemoteAudioFrame: Sendable {
 /// What a `MediaEngine` reports, on its event loop.
 enum MediaEngineEvent: Sendable {
     case connectionStateChanged(MediaConnectionRole, MediaConnectionState)
-    /// The server sent a PLI or FIR for a local video track.
-    case keyframeRequested(trackName: String)
+    /// The server sent a PLI or FIR for a local video track's `layer`
+    /// (its SSRC; 0 for a one-layer track, simulcast layers lowest first).
+    case keyframeRequested(trackName: String, layer: Int)
     case remoteVideoFrame(trackSid: String, RemoteVideoFrame)
     /// Not emitted while remote audio is paused.
     case remoteAudioFrame(trackSid: String, RemoteAudioFrame)

@@ -11,6 +11,9 @@ import WebRTC
 /// transport-cc) or VP8 on PT 96 (nack, nack pli, ccm fir, goog-remb,
 /// transport-cc; no RTX: repairs go on the media SSRC, as aiortc does);
 /// extmaps mid, ssrc-audio-level (audio), abs-send-time, transport-cc.
+/// A simulcast video m-line (PROTOCOL.md section 7) adds the
+/// rtp-stream-id extmap, `a=rid:<id> send` per layer and
+/// `a=simulcast:send q;h;f` (lowest first), and lists no `a=ssrc`.
 ///
 /// Pure: the same inputs give the same text.
 struct PublishOfferWriter {
@@ -21,6 +24,14 @@ struct PublishOfferWriter {
         /// nil: the track was removed; the m-line stays, inactive.
         var trackName: String?
         var ssrc: SSRC
+        /// A simulcast video track's layers, lowest first; empty: one layer on `ssrc`.
+        var layers: [Layer] = []
+    }
+
+    /// One simulcast layer: its RID and the SSRC it is sent on.
+    struct Layer: Hashable, Sendable {
+        var rid: String
+        var ssrc: SSRC
     }
 
     static let opusPayloadType: UInt8 = 111
@@ -30,6 +41,9 @@ struct PublishOfferWriter {
     static let absSendTimeID: UInt8 = 2
     static let transportCCID: UInt8 = 3
     static let midID: UInt8 = 4
+    /// RFC 8852's rtp-stream-id, on simulcast m-lines only. No
+    /// repaired-rtp-stream-id: the SDK sends no RTX.
+    static let ridID: UInt8 = 10
 
     var ice: ICECredentials
     var fingerprint: String
@@ -63,6 +77,8 @@ struct PublishOfferWriter {
         attributes.append(.extmap(SDPExtmap(id: UInt16(Self.absSendTimeID), uri: SDPExtmap.absSendTimeURI)))
         attributes.append(.extmap(SDPExtmap(id: UInt16(Self.transportCCID), uri: SDPExtmap.transportCCURI)))
         attributes.append(.extmap(SDPExtmap(id: UInt16(Self.midID), uri: SDPExtmap.midURI)))
+        let simulcast = video && slot.trackName != nil && !slot.layers.isEmpty
+        if simulcast { attributes.append(.extmap(SDPExtmap(id: UInt16(Self.ridID), uri: SDPExtmap.ridURI))) }
         attributes.append(.direction(slot.trackName == nil ? .inactive : .sendonly))
         if let name = slot.trackName {
             attributes.append(.msid(SDPMediaStreamID(streamID: streamID, trackID: name)))
@@ -82,7 +98,13 @@ struct PublishOfferWriter {
             attributes.append(.rtcpFeedback(SDPRTCPFeedback(payloadType: pt, type: "transport-cc")))
             attributes.append(.fmtp(SDPFormatParameters(payloadType: pt, parameters: "minptime=10;useinbandfec=1")))
         }
-        if let name = slot.trackName {
+        if simulcast {
+            // RFC 8853 as Chromium writes it: the layers by RID, lowest
+            // first, and no a=ssrc (the server binds each SSRC by the RID
+            // and MID its packets carry).
+            for layer in slot.layers { attributes.append(.rid(SDPRID(id: layer.rid, direction: .send))) }
+            attributes.append(.simulcast(SDPSimulcast(send: slot.layers.map { [SDPSimulcast.Layer(rid: $0.rid)] })))
+        } else if let name = slot.trackName {
             attributes.append(.ssrc(SDPSSRCAttribute(ssrc: slot.ssrc.rawValue, attribute: "cname", value: cname)))
             attributes.append(
                 .ssrc(SDPSSRCAttribute(ssrc: slot.ssrc.rawValue, attribute: "msid", value: "\(streamID) \(name)")))

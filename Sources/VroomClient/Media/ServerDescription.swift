@@ -69,7 +69,8 @@ struct ServerDescription {
                 isRejected: description.isRejected, payloadType: payloadType, ssrc: ssrc,
                 extensions: NegotiatedHeaderExtensions(
                     mid: id(SDPExtmap.midURI), audioLevel: id(SDPExtmap.audioLevelURI),
-                    absSendTime: id(SDPExtmap.absSendTimeURI), transportCC: id(SDPExtmap.transportCCURI)),
+                    absSendTime: id(SDPExtmap.absSendTimeURI), transportCC: id(SDPExtmap.transportCCURI),
+                    rid: id(SDPExtmap.ridURI), repairedRID: id(SDPExtmap.repairedRIDURI)),
                 description: description)
         }
     }

@@ -31,6 +31,11 @@ final class EngineEventLog: Sendable {
         all.compactMap { if case .remoteAudioFrame(_, let frame) = $0 { frame } else { nil } }
     }
 
+    /// The layer of each keyframe request, in order.
+    var keyframeLayers: [Int] {
+        all.compactMap { if case .keyframeRequested(_, let layer) = $0 { layer } else { nil } }
+    }
+
     var keyframeRequests: Int {
         all.filter { if case .keyframeRequested = $0 { true } else { false } }.count
     }
@@ -63,6 +68,8 @@ final class EngineSession: @unchecked Sendable {
     let aLog = EngineEventLog()
     let bLog = EngineEventLog()
     var relay: UDPImpairmentRelay?
+    /// A's camera's simulcast RIDs (empty: one layer).
+    var cameraRIDs: [String] = []
 
     /// `relayProfile`: B's subscriber and A's publisher traffic both go
     /// through one `UDPImpairmentRelay` with this downstream (server to
@@ -117,10 +124,11 @@ final class EngineSession: @unchecked Sendable {
 
     /// A publishes mic + camera; returns when its publisher connection is up.
     func publish(iceRestart: Bool = false) async throws {
+        let rids = cameraRIDs
         let offer = try await on(a) { engine in
             engine.setLocalTracks([
                 LocalMediaTrack(name: "mic", kind: .audio, enabled: true),
-                LocalMediaTrack(name: "camera", kind: .video, enabled: true),
+                LocalMediaTrack(name: "camera", kind: .video, enabled: true, rids: rids),
             ])
             return engine.makePublishOffer(iceRestart: iceRestart)
         }
@@ -162,10 +170,11 @@ final class EngineSession: @unchecked Sendable {
 
     static func connected(
         seed: UInt64, downstream: ImpairmentProfile? = nil, upstream: ImpairmentProfile = .none,
-        consentTimeout: Duration? = nil
+        consentTimeout: Duration? = nil, cameraRIDs: [String] = []
     ) async throws -> EngineSession {
         let session = try await EngineSession(
             seed: seed, downstream: downstream, upstream: upstream, consentTimeout: consentTimeout)
+        session.cameraRIDs = cameraRIDs
         try await session.publish()
         try await session.subscribe()
         return session
@@ -174,7 +183,8 @@ final class EngineSession: @unchecked Sendable {
     /// Sends `count` video frames (30 fps; a keyframe first and whenever A
     /// was asked for one) and an audio frame every 20 ms, paced in real
     /// time; returns what was sent.
-    func sendMedia(frames count: Int, seed: UInt64) async throws -> (video: [[UInt8]], audio: [[UInt8]]) {
+    /// `layer`: the camera's simulcast layer to send on (0: the only one).
+    func sendMedia(frames count: Int, seed: UInt64, layer: Int = 0) async throws -> (video: [[UInt8]], audio: [[UInt8]]) {
         var generator = SeededGenerator(seed: seed)
         var video: [[UInt8]] = []
         var audio: [[UInt8]] = []
@@ -195,7 +205,7 @@ final class EngineSession: @unchecked Sendable {
             }
             audio += audioFrames
             try await on(a) { [frame] engine in
-                engine.sendVideoFrame(trackName: "camera", data: frame, isKeyframe: keyframe, captureTime: capture)
+                engine.sendVideoFrame(trackName: "camera", layer: layer, data: frame, isKeyframe: keyframe, captureTime: capture)
                 for (k, opus) in audioFrames.enumerated() {
                     engine.sendAudioFrame(
                         trackName: "mic", data: opus, audioLevel: 30, captureTime: capture.adding(milliseconds: UInt64(k) * 20))

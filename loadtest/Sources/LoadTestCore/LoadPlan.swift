@@ -28,6 +28,10 @@ public struct LoadPlan: Sendable, Equatable {
         public var publishesVideo: Bool
         /// Publishers: the tone that identifies this sender (Hz).
         public var toneFrequency: Double
+        /// Subscribers with `--render`: the size asked for every video track.
+        public var renderSize: VideoResolution? = nil
+        /// With `--render-change-after`: the size it changes to.
+        public var changedRenderSize: VideoResolution? = nil
     }
 
     public var rooms: [Room]
@@ -56,9 +60,12 @@ public struct LoadPlan: Sendable, Equatable {
         var subscribers: [Participant] = []
         for room in rooms {
             for s in 0..<c.subscribers {
+                let render = c.render?.size(forSubscriber: s, of: c.subscribers)
                 subscribers.append(Participant(
                     roomIndex: room.index, roomName: room.name, identity: "s\(s)-r\(room.index)", role: .subscriber,
-                    decodesVideo: s < c.decodingSubscribersPerRoom, publishesVideo: false, toneFrequency: 0))
+                    decodesVideo: s < c.decodingSubscribersPerRoom, publishesVideo: false, toneFrequency: 0,
+                    renderSize: render,
+                    changedRenderSize: c.renderChangeAfter == nil ? nil : render.flatMap { c.render?.changed(from: $0) }))
             }
         }
         subscribers.shuffle(using: &generator)

@@ -14,6 +14,12 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     public var videoResolution = VideoResolution(width: 320, height: 240)
     public var videoBitrate = BitRate(bitsPerSecond: 300_000)
     public var videoFrameRate = 30
+    /// Publishers send three VP8 layers (PROTOCOL.md section 7).
+    public var simulcast = false
+    /// Subscribers' render sizes; nil: no content preferences are sent.
+    public var render: RenderMix?
+    /// Seconds into the window when each subscriber changes size once.
+    public var renderChangeAfter: Double?
     public var duration: Double = 30
     public var ramp: Double = 5
     public var settle: Double = 2
@@ -53,6 +59,9 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
             c.videoResolution = s.videoResolution ?? c.videoResolution
             c.videoBitrate = s.videoBitrate ?? c.videoBitrate
             c.videoFrameRate = s.videoFrameRate ?? c.videoFrameRate
+            c.simulcast = s.simulcast ?? c.simulcast
+            c.render = s.render ?? c.render
+            c.renderChangeAfter = s.renderChangeAfter ?? c.renderChangeAfter
             c.duration = s.duration ?? c.duration
             c.ramp = s.ramp ?? c.ramp
             c.settle = s.settle ?? c.settle
@@ -73,6 +82,9 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         c.videoResolution = o.videoResolution ?? c.videoResolution
         c.videoBitrate = o.videoBitrate ?? c.videoBitrate
         c.videoFrameRate = o.videoFrameRate ?? c.videoFrameRate
+        c.simulcast = o.simulcast ?? c.simulcast
+        c.render = o.render ?? c.render
+        c.renderChangeAfter = o.renderChangeAfter ?? c.renderChangeAfter
         c.duration = o.duration ?? c.duration
         c.ramp = o.ramp ?? c.ramp
         c.settle = o.settle ?? c.settle
@@ -106,6 +118,14 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         if !(0...1).contains(maxLoss) { try fail("--max-loss is a fraction in 0...1 (got \(maxLoss))") }
         if !(1...60).contains(videoFrameRate) { try fail("--video-frame-rate must be in 1...60") }
         if let pid = serverPID, pid <= 0 { try fail("--server-pid must be a process id") }
+        if audioOnly && (simulcast || render != nil) { try fail("--simulcast and --render need video: not with --audio-only") }
+        if let after = renderChangeAfter {
+            guard let render else { try fail("--render-change-after needs --render") }
+            if render.shares.count < 2 { try fail("--render-change-after needs at least two sizes in --render to change between") }
+            if !(after > 0 && after < duration) {
+                try fail("--render-change-after must be inside the window: 0 < seconds < --duration (\(duration))")
+            }
+        }
         // Unique names are at most 128 characters (PROTOCOL.md 53101); leave
         // room for "-<run id>-<room index>".
         if roomPrefix.isEmpty || roomPrefix.count > 64 || roomPrefix.contains("/") {
@@ -115,11 +135,14 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
 
     /// Subscribers of a room that decode video: the first `decodeSample`
     /// (all of them when there are fewer).
-    public var decodingSubscribersPerRoom: Int { audioOnly ? 0 : min(decodeSample, subscribers) }
+    /// With `render`, every subscriber decodes: the layer received is read
+    /// from the decoded frames' size.
+    public var decodingSubscribersPerRoom: Int { audioOnly ? 0 : render != nil ? subscribers : min(decodeSample, subscribers) }
 
     enum CodingKeys: String, CodingKey {
         case url, apiKey, scenario, rooms, publishers, subscribers, audioOnly, videoResolution, videoBitrate
         case videoFrameRate, duration, ramp, settle, seed, decodeSample, maxLoss, serverPID, joinTimeout, roomPrefix
+        case simulcast, render, renderChangeAfter
     }
 
     public init(from decoder: any Decoder) throws {
@@ -135,6 +158,9 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         videoResolution = try c.decode(VideoResolution.self, forKey: .videoResolution)
         videoBitrate = try c.decode(BitRate.self, forKey: .videoBitrate)
         videoFrameRate = try c.decode(Int.self, forKey: .videoFrameRate)
+        simulcast = try c.decodeIfPresent(Bool.self, forKey: .simulcast) ?? false
+        render = try c.decodeIfPresent(RenderMix.self, forKey: .render)
+        renderChangeAfter = try c.decodeIfPresent(Double.self, forKey: .renderChangeAfter)
         duration = try c.decode(Double.self, forKey: .duration)
         ramp = try c.decode(Double.self, forKey: .ramp)
         settle = try c.decode(Double.self, forKey: .settle)

@@ -37,6 +37,15 @@ public struct LoadTestOptions: ParsableArguments, Sendable {
     @Option(help: "Video frames per second. Default 30.")
     public var videoFrameRate: Int?
 
+    @Flag(inversion: .prefixedNo, help: "Publishers send VP8 simulcast: 3 layers at 1/4, 1/2 and full size. Default off.")
+    public var simulcast: Bool?
+
+    @Option(help: "Subscribers' render sizes as a mix, e.g. 320x180:50%,1280x720:50% (each subscriber gets one; all subscribers decode video). Default none.")
+    public var render: RenderMix?
+
+    @Option(help: "Seconds into the window after which each subscriber switches once to the next size of --render. Default never.")
+    public var renderChangeAfter: Double?
+
     @Option(help: "Seconds to measure once every participant has joined. Default 30.")
     public var duration: Double?
 

@@ -36,6 +36,11 @@ extension LoadTestReport {
         latencyMilliseconds = latency.distribution
         worstFrameRatio = tracks.flatMap(\.sampled).compactMap(\.frameRatio).min()
 
+        if o.configuration.render != nil {
+            let renders = Self.renders(o.windowEnd)
+            self.renders = renders
+            renderSummary = Self.renderSummary(renders)
+        }
         clients = Self.clientTotals(o.windowEnd)
         server = Self.server(o)
         verdict = Self.verdict(

@@ -22,6 +22,40 @@ public struct LoadTestReport: Sendable, Equatable, Codable {
     public var clients: Clients
     public var server: Server
     public var verdict: Verdict
+    /// With `--render`: per subscriber and remote video track, the layer it
+    /// received; nil without `--render`.
+    public var renders: [RenderReceiver]?
+    /// With `--render`: the same per render size asked first.
+    public var renderSummary: [RenderSummary]?
+
+    /// One subscriber's view of one video track under `--render`.
+    public struct RenderReceiver: Sendable, Equatable, Codable {
+        public var subscriber: String
+        public var room: String
+        public var publisher: String
+        public var trackSid: String
+        /// The size asked first, and the one it changed to (`--render-change-after`).
+        public var renderSize: VideoResolution
+        public var changedRenderSize: VideoResolution?
+        /// The size of the frames decoded last: the layer received.
+        public var decodedSize: VideoResolution?
+        /// Changes of the decoded size after the first frame (layer switches seen).
+        public var layerSwitches: Int
+        /// From the request of the changed size to the first decoded frame
+        /// of another size than before it, ms; nil without a change or when
+        /// no such frame came.
+        public var switchMilliseconds: Double?
+    }
+
+    /// The receivers that asked one render size first.
+    public struct RenderSummary: Sendable, Equatable, Codable {
+        public var renderSize: VideoResolution
+        public var receivers: Int
+        /// Decoded size ("WxH", "none") -> receivers ending on it.
+        public var decodedSizes: [String: Int]
+        public var layerSwitchesMean: Double?
+        public var switchMilliseconds: Distribution
+    }
 
     public struct Rooms: Sendable, Equatable, Codable {
         public var planned: Int

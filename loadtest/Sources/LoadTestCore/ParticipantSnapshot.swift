@@ -7,14 +7,46 @@ public struct ParticipantSnapshot: Sendable, Equatable {
     public var decodesVideo: Bool
     public var sent: [SentTrack]
     public var received: [ReceivedTrack]
+    /// `setContentPreferences` requests this subscriber sent, oldest first.
+    public var renderRequests: [RenderRequest]
 
-    public init(identity: String, roomName: String, role: LoadPlan.Role, decodesVideo: Bool, sent: [SentTrack] = [], received: [ReceivedTrack] = []) {
+    public init(
+        identity: String, roomName: String, role: LoadPlan.Role, decodesVideo: Bool, sent: [SentTrack] = [],
+        received: [ReceivedTrack] = [], renderRequests: [RenderRequest] = []
+    ) {
         self.identity = identity
         self.roomName = roomName
         self.role = role
         self.decodesVideo = decodesVideo
         self.sent = sent
         self.received = received
+        self.renderRequests = renderRequests
+    }
+
+    /// A render size asked for one remote video track, and when: seconds
+    /// on this participant's own clock (the same as `DecodedSize.seconds`).
+    public struct RenderRequest: Sendable, Equatable {
+        public var trackSid: String
+        public var size: VideoResolution
+        public var seconds: Double
+
+        public init(trackSid: String, size: VideoResolution, seconds: Double) {
+            self.trackSid = trackSid
+            self.size = size
+            self.seconds = seconds
+        }
+    }
+
+    /// The decoded frames of a track took this size (the layer forwarded)
+    /// from `seconds` on (this participant's clock).
+    public struct DecodedSize: Sendable, Equatable {
+        public var size: VideoResolution
+        public var seconds: Double
+
+        public init(size: VideoResolution, seconds: Double) {
+            self.size = size
+            self.seconds = seconds
+        }
     }
 
     /// A track this participant publishes.
@@ -64,13 +96,16 @@ public struct ParticipantSnapshot: Sendable, Equatable {
         public var latencyMilliseconds: [Double]
         public var nacksSent: Int
         public var keyframeRequestsSent: Int
+        /// Video: every size the decoded frames took, the first included.
+        public var decodedSizes: [DecodedSize]
 
         public init(
             trackSid: String, kind: String, packetsReceived: Int, bytesReceived: Int, packetsLost: Int,
             framesReceived: Int = 0, framesDecoded: Int = 0, frameNumbersRead: Int = 0,
             firstFrameNumber: UInt32? = nil, lastFrameNumber: UInt32? = nil, latencyMilliseconds: [Double] = [],
-            nacksSent: Int = 0, keyframeRequestsSent: Int = 0
+            nacksSent: Int = 0, keyframeRequestsSent: Int = 0, decodedSizes: [DecodedSize] = []
         ) {
+            self.decodedSizes = decodedSizes
             self.trackSid = trackSid
             self.kind = kind
             self.packetsReceived = packetsReceived

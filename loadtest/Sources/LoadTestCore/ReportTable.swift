@@ -10,7 +10,7 @@ public enum ReportTable {
 
         let media = c.audioOnly
             ? "audio only"
-            : "video \(c.videoResolution) @ \(c.videoFrameRate) fps \(c.videoBitrate)bit/s + audio"
+            : "video \(c.videoResolution) @ \(c.videoFrameRate) fps \(c.videoBitrate)bit/s\(c.simulcast ? " simulcast" : "") + audio"
         line("vroom-loadtest \(c.scenario.map { "scenario \($0): " } ?? "")\(c.rooms) room(s) x (\(c.publishers) pub + \(c.subscribers) sub), \(media)")
         line("server \(c.url), started \(r.startedAt), ramp \(number(c.ramp))/s, window \(number(r.windowSeconds, 1)) s, seed \(c.seed), decode sample \(c.decodingSubscribersPerRoom)/room")
         line()
@@ -35,6 +35,11 @@ public enum ReportTable {
         }
         out += tracks.render(rightAligned: [3, 4, 5])
         line()
+
+        if let summary = r.renderSummary, let receivers = r.renders {
+            out += renders(summary, receivers, configuration: c)
+            line()
+        }
 
         line("Server (its own /metrics counts over \(number(r.server.scrapeSeconds, 1)) s) beside the clients' (whole run)")
         var server = Columns()
@@ -64,6 +69,30 @@ public enum ReportTable {
             line("FAIL")
             for reason in r.verdict.reasons { line("  - \(reason)") }
         }
+        return out
+    }
+
+    /// The `--render` section: per render size, then per subscriber.
+    static func renders(_ summary: [LoadTestReport.RenderSummary], _ receivers: [LoadTestReport.RenderReceiver], configuration c: LoadTestConfiguration) -> String {
+        var out = "Render sizes (\(c.render?.description ?? "-")\(c.renderChangeAfter.map { ", each changes once at \(number($0, 1)) s into the window" } ?? ""))\n"
+        out += "  layer = decoded frame size; switches = decoded size changes; switch = setContentPreferences to the first frame of the new layer\n"
+        var sizes = Columns()
+        sizes.add(["render", "receivers", "layers received", "switches (mean)", "switch p50/max ms"])
+        for s in summary {
+            let decoded = s.decodedSizes.sorted { $0.key < $1.key }.map { "\($0.key) x\($0.value)" }.joined(separator: ", ")
+            let time = s.switchMilliseconds.count > 0 ? "\(number(s.switchMilliseconds.p50 ?? 0, 1)) / \(number(s.switchMilliseconds.max ?? 0, 1))" : "-"
+            sizes.add([s.renderSize.description, "\(s.receivers)", decoded, s.layerSwitchesMean.map { number($0, 1) } ?? "-", time])
+        }
+        out += sizes.render(rightAligned: [1, 3])
+        var rows = Columns()
+        rows.add(["subscriber", "room", "publisher", "render", "then", "layer", "switches", "switch ms"])
+        for r in receivers {
+            rows.add([
+                r.subscriber, r.room, r.publisher, r.renderSize.description, r.changedRenderSize?.description ?? "-",
+                r.decodedSize?.description ?? "-", "\(r.layerSwitches)", r.switchMilliseconds.map { number($0, 1) } ?? "-",
+            ])
+        }
+        out += rows.render(rightAligned: [6, 7])
         return out
     }
 

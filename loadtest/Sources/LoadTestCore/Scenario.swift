@@ -17,6 +17,10 @@ public struct Scenario: Sendable, Equatable, Codable {
     public var videoResolution: VideoResolution?
     public var videoBitrate: BitRate?
     public var videoFrameRate: Int?
+    public var simulcast: Bool?
+    /// `"320x180:50%,1280x720:50%"`, as `--render`.
+    public var render: RenderMix?
+    public var renderChangeAfter: Double?
     public var duration: Double?
     public var ramp: Double?
     public var settle: Double?
@@ -95,7 +99,7 @@ public struct Scenario: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case description, rooms, publishers, subscribers, audioOnly, videoResolution, videoBitrate, videoFrameRate
-        case duration, ramp, settle, seed, decodeSample, maxLoss
+        case simulcast, render, renderChangeAfter, duration, ramp, settle, seed, decodeSample, maxLoss
     }
 }
 

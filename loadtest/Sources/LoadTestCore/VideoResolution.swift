@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// A video frame size written `WxH` (`--video-resolution 640x360`).
-public struct VideoResolution: Sendable, Equatable, Codable, CustomStringConvertible, ExpressibleByArgument {
+public struct VideoResolution: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByArgument {
     public var width: Int
     public var height: Int
 

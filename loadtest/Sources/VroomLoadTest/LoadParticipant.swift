@@ -17,6 +17,13 @@ actor LoadParticipant {
     private var joinWaiter: CheckedContinuation<Void, Never>?
     private var eventsTask: Task<Void, Never>?
     private var streamEnded = false
+    /// The clock the render requests and decoded sizes are read against.
+    private let epoch = ContinuousClock.now
+    /// `--render`: the size asked now, and what was asked, when.
+    private var renderSize: VideoResolution?
+    private var renderRequests: [ParticipantSnapshot.RenderRequest] = []
+    /// Remote video tracks subscribed so far (render sizes go to each).
+    private var videoTracks: [RemoteVideoTrack] = []
 
     /// Delegate callbacks are not used, but the SDK needs a queue that
     /// runs: `.main` may not be serviced while the async main awaits.
@@ -24,6 +31,7 @@ actor LoadParticipant {
 
     init(plan: LoadPlan.Participant) {
         self.plan = plan
+        renderSize = plan.renderSize
     }
 
     var isConnected: Bool { joinMilliseconds != nil && disconnectCode == nil && !leaving }
@@ -46,6 +54,11 @@ actor LoadParticipant {
         // 50 frames/s each would be CPU the server needs.
         options.decodesRemoteAudio = plan.decodesVideo
         options.connectTimeout = .milliseconds(Int64(timeout * 1000))
+        if c.simulcast { options.preferredVideoCodecs = [.vp8(simulcast: true)] }
+        if plan.renderSize != nil {
+            // This client says what it renders (Twilio's manual content preferences).
+            options.bandwidthProfile = BandwidthProfileOptions(video: VideoBandwidthProfileOptions(contentPreferencesMode: .manual))
+        }
         if plan.role == .publisher {
             options.audioTracks = [LocalAudioTrack(name: "microphone", options: AudioTrackOptions(toneFrequency: plan.toneFrequency))]
             if plan.publishesVideo {
@@ -88,6 +101,10 @@ actor LoadParticipant {
             resumeWaiter()
         case .failedToConnect(let error):
             resolveJoin(failure: String(error.code))
+        case .trackSubscribed(_, let publication):
+            guard let track = publication.remoteVideoTrack, !videoTracks.contains(where: { $0 === track }) else { return }
+            videoTracks.append(track)
+            if let renderSize { ask(renderSize, of: track) }
         case .disconnected(let error):
             if joinMilliseconds == nil {
                 resolveJoin(failure: error.map { String($0.code) } ?? "disconnected")
@@ -97,6 +114,23 @@ actor LoadParticipant {
         default:
             break
         }
+    }
+
+    private func ask(_ size: VideoResolution, of track: RemoteVideoTrack) {
+        track.setContentPreferences(renderDimensions: VideoDimensions(width: size.width, height: size.height))
+        renderRequests.append(.init(trackSid: track.sid, size: size, seconds: seconds(since: epoch, ContinuousClock.now)))
+    }
+
+    /// `--render-change-after`: every subscribed video track to the plan's second size.
+    func changeRenderSize() {
+        guard let changed = plan.changedRenderSize, !leaving else { return }
+        renderSize = changed
+        for track in videoTracks { ask(changed, of: track) }
+    }
+
+    private func seconds(since start: ContinuousClock.Instant, _ instant: ContinuousClock.Instant) -> Double {
+        let d = instant - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
     private func resolveJoin(failure reason: String) {
@@ -136,8 +170,14 @@ actor LoadParticipant {
                     framesDecoded: $0.framesDecoded, frameNumbersRead: $0.frameNumbersRead,
                     firstFrameNumber: $0.firstFrameNumber, lastFrameNumber: $0.lastFrameNumber,
                     latencyMilliseconds: $0.latencyMilliseconds, nacksSent: $0.nacksSent,
-                    keyframeRequestsSent: $0.keyframeRequestsSent)
-            })
+                    keyframeRequestsSent: $0.keyframeRequestsSent,
+                    decodedSizes: $0.decodedSizeChanges.map { change in
+                        ParticipantSnapshot.DecodedSize(
+                            size: VideoResolution(width: change.dimensions.width, height: change.dimensions.height),
+                            seconds: seconds(since: epoch, change.time))
+                    })
+            },
+            renderRequests: renderRequests)
     }
 
     /// Leaves the room; returns once the room reports it is gone (or after 3 s).

@@ -106,7 +106,18 @@ struct LoadRunner: Sendable {
         await progress.setPhase(.measuring)
         let windowStart = await Self.snapshots(participants)
         let windowOpened = clock.now
+        // --render-change-after: each subscriber asks its other size once, inside the window.
+        let renderChange = c.renderChangeAfter.map { after in
+            Task {
+                try? await Task.sleep(until: windowOpened + .milliseconds(Int64(after * 1000)), clock: clock)
+                guard !Task.isCancelled else { return }
+                for participant in participants where participant.plan.changedRenderSize != nil {
+                    await participant.changeRenderSize()
+                }
+            }
+        }
         try? await Task.sleep(for: .milliseconds(Int64(c.duration * 1000)))
+        renderChange?.cancel()
         await progress.setPhase(.finishing)
         let windowEnd = await Self.snapshots(participants)
         let windowSeconds = Self.seconds(clock.now - windowOpened)

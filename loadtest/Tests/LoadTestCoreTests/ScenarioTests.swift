@@ -46,7 +46,7 @@ import Testing
     /// the named ones have the shapes the README promises.
     @Test func shippedScenariosAreValid() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.scenariosDirectory).filter { $0.hasSuffix(".json") }
-        #expect(Set(files).isSuperset(of: ["smoke.json", "small-meeting.json", "webinar.json", "audio-town-hall.json"]))
+        #expect(Set(files).isSuperset(of: ["smoke.json", "small-meeting.json", "webinar.json", "audio-town-hall.json", "simulcast-mix.json"]))
         var shapes: [String: LoadTestConfiguration] = [:]
         for file in files {
             let path = Self.scenariosDirectory + "/" + file
@@ -60,6 +60,8 @@ import Testing
         #expect(webinar.rooms == 1 && webinar.publishers == 1 && webinar.subscribers == 100)
         let townHall = try #require(shapes["audio-town-hall.json"])
         #expect(townHall.audioOnly && townHall.subscribers >= 50)
+        let mix = try #require(shapes["simulcast-mix.json"])
+        #expect(mix.simulcast && mix.render?.shares.count == 2 && mix.renderChangeAfter == 10 && mix.subscribers == 4)
         let smoke = try #require(shapes["smoke.json"])
         #expect(smoke.totalParticipants <= 4 && smoke.duration <= 10)
     }
