@@ -805,10 +805,11 @@ async def chrome_video_sinks(report, subscribers, frames=30, timeout=20):
     return found
 
 
-async def check_three_layers(report, browser, timeout=30):
+async def check_three_layers(report, browser, timeout=40):
     """Chromium really encodes q, h and f (it does once the answer accepts
     simulcast, and adds the upper layers as its bandwidth estimate grows,
-    which took 20-30 s on this loopback for one stream's ramp to 960x540)."""
+    which took about 30 s on this loopback for one stream to ramp up to
+    960x540 and 46 s to 1280x720)."""
     deadline = time.monotonic() + timeout
     while True:
         encoding, layers = await encoding_layers(browser)
