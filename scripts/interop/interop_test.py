@@ -690,10 +690,11 @@ def recent_size(sink, seconds=1.0):
 
 
 def largest_gap(sink, start, end):
-    """The longest time without a decoded frame between `start` and `end`
-    (the window's edges count: no frame at all is one gap of its length)."""
+    """(length, start time) of the longest time without a decoded frame
+    between `start` and `end` (the window's edges count: no frame at all is
+    one gap of its length)."""
     times = [start] + [t for t, *_ in sink.frames if start <= t <= end] + [end]
-    return max(b - a for a, b in zip(times, times[1:]))
+    return max((b - a, a) for a, b in zip(times, times[1:]))
 
 
 def size_timeline(sink, t0):
@@ -832,13 +833,14 @@ async def content_preferences(report, p, track_sid, size):
 
 def check_smooth(report, label, sink, start, end):
     """No gap over 1 s between `sink`'s frames in [start, end], no decode failure."""
-    gap = largest_gap(sink, start, end)
+    gap, at = largest_gap(sink, start, end)
     count = len([f for f in sink.frames if start <= f[0] <= end])
     report.check(f"{label}: no gap over 1 s between decoded frames", gap <= 1.0,
-                 f"largest gap {gap:.2f} s, {count} frames in {end - start:.1f} s")
+                 f"largest gap {gap:.2f} s at +{at - start:.1f} s, {count} frames in {end - start:.1f} s")
     failures = sink.decode_failures()
     report.check(f"{label}: no decoder error (aiortc's decode failures)", not failures and sink.error is None,
                  f"{len(failures)} failure(s){': ' + failures[0][2] if failures else ''}"
+                 f"{'' if sink.decoder_thread else ' (decoder thread unknown: every receiver counted)'}"
                  f"{'; sink error ' + sink.error if sink.error else ''}")
 
 
@@ -1060,6 +1062,9 @@ async def scenario_sim_plain(report, context):
                      published is not None and sizes[name] == published,
                      f"decodes {sizes[name]}, Chromium encodes {published}; sizes "
                      f"{size_timeline(sinks[name], sinks[name].frames[0][0])}")
+    # The last 5 s, once both streams have run for 6 s.
+    first = max(sink.frames[0][0] for sink in sinks.values())
+    await asyncio.sleep(max(0.0, first + 6 - time.monotonic()))
     now = time.monotonic()
     for name, sink in sinks.items():
         check_smooth(report, f"{name}, the last 5 s", sink, now - 5, now)

@@ -207,8 +207,11 @@ class TrackSink:
         return thread.ident if thread is not None else None
 
     def decode_failures(self):
-        """aiortc's decode failures on this track's receiver (see DECODE_FAILURES)."""
-        return DECODE_FAILURES.of_thread(self.decoder_thread) if self.decoder_thread is not None else []
+        """aiortc's decode failures on this track's receiver (see
+        DECODE_FAILURES); every receiver's when its decoder thread is unknown."""
+        if self.decoder_thread is None:
+            return list(DECODE_FAILURES.failures)
+        return DECODE_FAILURES.of_thread(self.decoder_thread)
 
     def numbers(self, since=0.0):
         return [n for t, _, _, n in self.frames if n is not None and t >= since]
