@@ -772,6 +772,12 @@ async def chromium_publisher(report, context, room, subscribers, simulcast=True,
         offered = simulcast_rids(offer, "send")
         report.check("Chromium offers the camera as simulcast, lowest first (a=simulcast:send q;h;f)",
                      offered == LAYER_RIDS, f"{offered}; a=rid lines {[l for l in offer if l.startswith('a=rid:')]}")
+        entry = next((t for t in await browser.evaluate("vroom.publishTracks") or [] if t.get("name") == "camera"), {})
+        width, height = capture.get("width", 0), capture.get("height", 0)
+        expected = [{"rid": rid, "width": round(width / scale), "height": round(height / scale)}
+                    for rid, scale in zip(LAYER_RIDS, (4, 2, 1))]
+        report.check("the page's tracks entry gives each layer's size from the capture (PROTOCOL.md 7 layers)",
+                     entry.get("layers") == expected and width > 0, f"layers {entry.get('layers')}")
         accepted = simulcast_rids(answer, "recv")
         report.check("the publishAnswer accepts the 3 layers (a=simulcast:recv q;h;f) [server: simulcast]",
                      accepted is not None and sorted(accepted) == sorted(LAYER_RIDS),

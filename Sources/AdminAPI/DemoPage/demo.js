@@ -35,6 +35,7 @@ const vroom = {
   simulcast,               // whether the camera is offered as simulcast
   simulcastAccepted: null, // whether the publishAnswer accepted it (a=simulcast:recv)
   publishSdp: null,        // {offer, answer} of the latest publish
+  publishTracks: null,     // the `tracks` of the latest publish
   cameraSender: null,      // the camera's RTCRtpSender
   contentPreferences: {},  // trackSid -> {width, height} last sent
   switchedOff: {},         // trackSid -> reason, while switched off
@@ -143,6 +144,7 @@ async function publish() {
     tracks.push(entry);
   }
   const offer = pc.localDescription.sdp;
+  vroom.publishTracks = tracks;
   const answer = await request({ type: "publish", sdp: offer, tracks });
   vroom.publishSdp = { offer, answer: answer.sdp };
   for (const t of answer.tracks) vroom.published[t.name] = t;
