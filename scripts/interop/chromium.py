@@ -90,6 +90,19 @@ def serve_page(files):
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+def server_serves_current_page(server_url):
+    """Whether vroom-server serves the page exactly as the repository holds
+    it now (a server built before a change of the page serves the old one)."""
+    try:
+        for path, (body, _) in demo_page_from_source().items():
+            with urllib.request.urlopen(server_url + path, timeout=5) as response:
+                if response.status != 200 or response.read() != body:
+                    return False
+        return True
+    except Exception:
+        return False
+
+
 def server_serves_demo_page(server_url):
     """Whether vroom-server serves the page and its script."""
     try:
@@ -127,12 +140,19 @@ class DevTools:
 
 class DemoPageBrowser:
     """One headless Chromium with the demo page open. Use as
-    `async with DemoPageBrowser(server_url, token, room) as page:`."""
+    `async with DemoPageBrowser(server_url, token, room) as page:`.
+    `query` adds page parameters (e.g. {"simulcast": "0"}); with
+    `current_page` the page is the repository's: the server's copy when it
+    is the same, else served here (so a server built before a change of the
+    page does not hide it)."""
 
-    def __init__(self, server_url, token, room=None, binary="chromium", log_path=None):
+    def __init__(self, server_url, token, room=None, binary="chromium", log_path=None, query=None,
+                 current_page=False):
         self.server_url = server_url.rstrip("/")
         self.token = token
         self.room = room
+        self.query = dict(query or {})
+        self.current_page = current_page
         self.binary = binary
         self.log_path = log_path
         self.process = None
@@ -143,10 +163,16 @@ class DemoPageBrowser:
         self.served_by = None
 
     def page_url(self):
-        query = {"token": self.token, "autojoin": "1"}
+        query = {"token": self.token, "autojoin": "1", **self.query}
         if self.room:
             query["room"] = self.room
-        if server_serves_demo_page(self.server_url):
+        if self.current_page and server_serves_demo_page(self.server_url) \
+                and not server_serves_current_page(self.server_url):
+            self.served_by = ("the test (vroom-server serves an older copy of the page: rebuild it; "
+                              "page from Sources/AdminAPI/DemoPage)")
+            self.page_server, base = serve_page(demo_page_from_source())
+            query["server"] = self.server_url.replace("http://", "ws://")
+        elif server_serves_demo_page(self.server_url):
             self.served_by = "vroom-server GET /"
             base = self.server_url + "/"
         else:
@@ -205,6 +231,15 @@ class DemoPageBrowser:
             joined: vroom.joined, participantSid: vroom.participantSid, published: vroom.published,
             remote: vroom.remote, answeredOffers: vroom.answeredOffers, errors: vroom.errors,
             pub: vroom.pcPub && vroom.pcPub.connectionState, sub: vroom.pcSub && vroom.pcSub.connectionState })""")
+
+    async def messages(self, kind, start=0):
+        """[(index, message)] of the signaling messages of type `kind` the page
+        received, from index `start` of `vroom.events` on."""
+        return await self.evaluate(f"""vroom.events.map((m, i) => [i, m]).slice({int(start)})
+            .filter(([i, m]) => m.type === {json.dumps(kind)})""")
+
+    async def event_count(self):
+        return await self.evaluate("vroom.events.length")
 
     async def stats(self):
         """`vroom.summary()`: inbound video/audio and outbound numbers of getStats()."""

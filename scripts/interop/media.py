@@ -4,10 +4,14 @@ Sources: a sine tone of a frequency per publisher (Opus survives it well),
 and 320x240 video whose frames carry their frame number as big black and
 white blocks that VP8 keeps even at a low bitrate. Sinks record what a
 receiver decoded: frame sizes and numbers, and the dominant audio frequency.
+`DECODE_FAILURES` collects aiortc's "failed to decode" warnings, by the
+decoder thread that logged them (each receiver has its own).
 """
 
 import asyncio
 import fractions
+import logging
+import threading
 import time
 
 import av
@@ -125,13 +129,43 @@ def dominant_frequency(samples, rate=AUDIO_RATE):
     return float(np.argmax(spectrum) * rate / len(samples))
 
 
-class TrackSink:
-    """Everything decoded from one remote track."""
+class DecodeFailures(logging.Handler):
+    """aiortc's decoder threads log "RTCRtpReceiver(video) failed to decode
+    vp8 frame: ..." (a warning of aiortc.rtcrtpreceiver) for each frame its
+    decoder refuses: (monotonic time, thread ident, message) of each."""
 
-    def __init__(self, track, mid):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.failures = []
+        self._lock = threading.Lock()
+
+    def emit(self, record):
+        message = record.getMessage()
+        if "failed to decode" in message:
+            with self._lock:
+                self.failures.append((time.monotonic(), record.thread, message))
+
+    def of_thread(self, ident):
+        with self._lock:
+            return [f for f in self.failures if f[1] == ident]
+
+
+DECODE_FAILURES = DecodeFailures()
+logging.getLogger("aiortc.rtcrtpreceiver").addHandler(DECODE_FAILURES)
+
+
+class TrackSink:
+    """Everything decoded from one remote track. With `read_numbers` false
+    (video that carries no frame numbers, e.g. Chromium's camera) frames are
+    not converted to read them, which keeps large frames cheap."""
+
+    def __init__(self, track, mid, read_numbers=True):
         self.track = track
         self.kind = track.kind
         self.mid = mid
+        self.read_numbers = read_numbers
+        self.transceiver = None
+        self.decoder_thread = None  # ident of the receiver's decoder thread, once a frame came
         self.frames = []  # video: (monotonic time, width, height, number or None)
         self.audio_frames = []  # audio: monotonic time of each decoded frame
         self._audio = []  # recent mono samples (float), about 2 s
@@ -144,10 +178,14 @@ class TrackSink:
             while True:
                 frame = await self.track.recv()
                 now = time.monotonic()
+                if self.decoder_thread is None:
+                    self.decoder_thread = self._decoder_thread()
                 if self.kind == "video":
-                    yuv = frame.to_ndarray(format="yuv420p")
-                    luma = yuv[:frame.height]
-                    self.frames.append((now, frame.width, frame.height, read_number(luma)))
+                    number = None
+                    if self.read_numbers:
+                        yuv = frame.to_ndarray(format="yuv420p")
+                        number = read_number(yuv[:frame.height])
+                    self.frames.append((now, frame.width, frame.height, number))
                 else:
                     self.audio_frames.append(now)
                     data = frame.to_ndarray()
@@ -162,6 +200,18 @@ class TrackSink:
             pass
         except Exception as error:  # keep the test's report readable
             self.error = repr(error)
+
+    def _decoder_thread(self):
+        receiver = getattr(self.transceiver, "receiver", None)
+        thread = getattr(receiver, "_RTCRtpReceiver__decoder_thread", None)  # aiortc 1.16's private name
+        return thread.ident if thread is not None else None
+
+    def decode_failures(self):
+        """aiortc's decode failures on this track's receiver (see
+        DECODE_FAILURES); every receiver's when its decoder thread is unknown."""
+        if self.decoder_thread is None:
+            return list(DECODE_FAILURES.failures)
+        return DECODE_FAILURES.of_thread(self.decoder_thread)
 
     def numbers(self, since=0.0):
         return [n for t, _, _, n in self.frames if n is not None and t >= since]

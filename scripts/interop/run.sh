@@ -2,7 +2,9 @@
 # Runs the interop scenarios (scripts/interop/interop_test.py) against a real
 # vroom-server on loopback:
 #
-#   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: a a2 a3 b c d (default all)
+#   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: self a a2 a3 b c d nq-loss nq-rtt speaker
+#                                                          (default), sim sim-switchoff sim-layers sim-plain
+#                                                          (by name, or all four as `simulcast`)
 #
 # Sets up the venv (scripts/interop/setup.sh), builds vroom-server and
 # vroom-impair when they are missing (VROOM_SERVER / VROOM_IMPAIR name other

@@ -113,7 +113,8 @@ class Participant:
     name -> (ok, detail), in order, for the test's report."""
 
     def __init__(self, http_url, identity, room, tone=440.0, relay_port=None, log=print,
-                 video_size=(320, 240), publish_audio=True, publish_video=True, token=None, amplitude=10000):
+                 video_size=(320, 240), publish_audio=True, publish_video=True, token=None, amplitude=10000,
+                 read_numbers=True):
         self.http_url = http_url.rstrip("/")
         self.identity = identity
         self.room = room
@@ -125,6 +126,7 @@ class Participant:
         self.publish_audio = publish_audio
         self.publish_video = publish_video
         self.token = token or make_token(identity, room)
+        self.read_numbers = read_numbers  # False: the video received carries no frame numbers
         self.ws = None
         self.messages = []  # (monotonic time, message) in arrival order
         self._changed = asyncio.Event()
@@ -218,7 +220,7 @@ class Participant:
 
     # -- signaling ----------------------------------------------------------
 
-    async def join(self, rules=None):
+    async def join(self, rules=None, bandwidth_profile=None):
         ws_url = self.http_url.replace("http://", "ws://") + "/v1/signal?access_token=" + self.token
         self.ws = await websockets.connect(ws_url, max_size=None)
         self._tasks.append(asyncio.ensure_future(self._read()))
@@ -227,6 +229,8 @@ class Participant:
         message = {"type": "join", "room": self.room, "name": f"{self.identity} (aiortc)"}
         if rules is not None:
             message["rules"] = rules
+        if bandwidth_profile is not None:
+            message["bandwidthProfile"] = bandwidth_profile
         joined = await self.request(message, ["joined"])
         self.participant_sid = joined["participant"]["sid"]
         self.identities[self.participant_sid] = self.identity
@@ -281,6 +285,18 @@ class Participant:
         await self.renegotiate_publisher()
         return sid
 
+    # -- adaptive video (PROTOCOL.md 7): each reply is `ok` -------------------
+
+    async def set_content_preferences(self, track_sid, width, height):
+        await self.request({"type": "setContentPreferences", "trackSid": track_sid,
+                            "renderDimensions": {"width": width, "height": height}}, ["ok"])
+
+    async def switch_off_track(self, track_sid):
+        await self.request({"type": "switchOffTrack", "trackSid": track_sid}, ["ok"])
+
+    async def switch_on_track(self, track_sid):
+        await self.request({"type": "switchOnTrack", "trackSid": track_sid}, ["ok"])
+
     def _connection_state(self, which, pc):
         state = pc.connectionState
         self.log(f"  [{self.identity}] {which} connection: {state}")
@@ -319,7 +335,7 @@ class Participant:
 
     def _on_track(self, pc, track):
         transceiver = next((t for t in pc.getTransceivers() if t.receiver.track is track), None)
-        sink = TrackSink(track, None)
+        sink = TrackSink(track, None, read_numbers=self.read_numbers)
         sink.transceiver = transceiver
         self.sinks.append(sink)
 

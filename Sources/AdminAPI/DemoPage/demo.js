@@ -3,9 +3,27 @@
 // RTCPeerConnection (this page offers) and a subscriber one (the server
 // offers). The server is ICE-lite and needs no trickle: each side's SDP is
 // sent once ICE gathering has finished.
+//
+// Adaptive video (PROTOCOL.md 7): the camera is published as VP8 simulcast
+// (three layers, lowest first; `?simulcast=0` publishes one plain stream),
+// every remote video's rendered size is sent as `setContentPreferences`,
+// `trackSwitchedOff` / `trackSwitchedOn` mark its tile, and
+// `publisherLayers` pauses the encodings nobody needs. A server that does
+// not do simulcast (no `a=simulcast` in its answer) gets one full-size
+// stream, and errors to these requests are noted, not shown.
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
 const rtcConfig = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
+const simulcast = params.get("simulcast") !== "0";
+// Simulcast layers, lowest first (the order of a=simulcast): rid and how much
+// smaller than the capture. Chromium sends all three only from a capture of
+// about 1280x720 or more (INTEROP.md).
+const LAYERS = [
+  { rid: "q", scaleResolutionDownBy: 4 },
+  { rid: "h", scaleResolutionDownBy: 2 },
+  { rid: "f", scaleResolutionDownBy: 1 },
+];
+const CONTENT_PREFERENCES_DEBOUNCE_MS = 300;
 
 const vroom = {
   ws: null, pcPub: null, pcSub: null, localStream: null,
@@ -14,7 +32,16 @@ const vroom = {
   published: {},           // "mic" / "camera" -> {sid, mid, kind}
   remote: {},              // mid -> {trackSid, participantSid, name, kind}
   events: [], errors: [], answeredOffers: 0, joined: false,
-  join, leave, setTrackEnabled, summary,
+  simulcast,               // whether the camera is offered as simulcast
+  simulcastAccepted: null, // whether the publishAnswer accepted it (a=simulcast:recv)
+  publishSdp: null,        // {offer, answer} of the latest publish
+  publishTracks: null,     // the `tracks` of the latest publish
+  cameraSender: null,      // the camera's RTCRtpSender
+  contentPreferences: {},  // trackSid -> {width, height} last sent
+  switchedOff: {},         // trackSid -> reason, while switched off
+  publisherLayers: {},     // trackSid -> active rids, as the server last said
+  unsupported: {},         // request type -> the server's error (an older server)
+  join, leave, setTrackEnabled, summary, senderEncodings, handleMessage: onMessage,
 };
 window.vroom = vroom;
 
@@ -64,7 +91,8 @@ async function join() {
   $("join").disabled = true;
   status("Starting camera and microphone...");
   try {
-    vroom.localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480 } });
+    const video = simulcast ? { width: 1280, height: 720 } : { width: 640, height: 480 };
+    vroom.localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video });
     $("local").srcObject = vroom.localStream;
   } catch (error) {
     $("join").disabled = false;
@@ -101,18 +129,95 @@ async function publish() {
   const transceivers = {};
   for (const track of vroom.localStream.getTracks()) {
     const name = track.kind === "audio" ? "mic" : "camera";
-    transceivers[name] = pc.addTransceiver(track, { direction: "sendonly", streams: [vroom.localStream] });
+    const init = { direction: "sendonly", streams: [vroom.localStream] };
+    if (track.kind === "video" && simulcast) {
+      init.sendEncodings = LAYERS.map((l) => ({ rid: l.rid, scaleResolutionDownBy: l.scaleResolutionDownBy }));
+    }
+    transceivers[name] = pc.addTransceiver(track, init);
   }
+  if (transceivers.camera) vroom.cameraSender = transceivers.camera.sender;
   await pc.setLocalDescription(await pc.createOffer());
   await gathered(pc);
-  for (const [name, t] of Object.entries(transceivers)) tracks.push({ mid: t.mid, name, kind: t.sender.track.kind });
-  const answer = await request({ type: "publish", sdp: pc.localDescription.sdp, tracks });
+  for (const [name, t] of Object.entries(transceivers)) {
+    const entry = { mid: t.mid, name, kind: t.sender.track.kind };
+    if (name === "camera" && simulcast) entry.layers = layerSizes(t.sender.track);
+    tracks.push(entry);
+  }
+  const offer = pc.localDescription.sdp;
+  vroom.publishTracks = tracks;
+  const answer = await request({ type: "publish", sdp: offer, tracks });
+  vroom.publishSdp = { offer, answer: answer.sdp };
   for (const t of answer.tracks) vroom.published[t.name] = t;
   try {
     await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
   } catch (error) {
     fail("publisher answer", error);
+    return;
   }
+  if (simulcast && transceivers.camera) await afterSimulcastAnswer(transceivers.camera, answer.sdp);
+}
+
+// Each layer's size, from what the camera really captures.
+function layerSizes(track) {
+  const settings = track.getSettings();
+  return LAYERS.map((l) => ({
+    rid: l.rid,
+    width: Math.round((settings.width || 0) / l.scaleResolutionDownBy),
+    height: Math.round((settings.height || 0) / l.scaleResolutionDownBy),
+  }));
+}
+
+// The m-line of `mid` in `sdp`, as its lines.
+function mediaSection(sdp, mid) {
+  for (const section of sdp.split(/\r?\nm=/).slice(1)) {
+    const lines = section.split(/\r?\n/);
+    if (lines.includes("a=mid:" + mid)) return lines;
+  }
+  return [];
+}
+
+// A server that answers without a=simulcast gets one stream: Chromium then
+// keeps only the first (lowest) encoding, so send it at the capture's size.
+async function afterSimulcastAnswer(transceiver, answer) {
+  vroom.simulcastAccepted = mediaSection(answer, transceiver.mid).some((l) => l.startsWith("a=simulcast:recv"));
+  if (vroom.simulcastAccepted) return;
+  const sender = transceiver.sender;
+  const parameters = sender.getParameters();
+  if (parameters.encodings.length !== 1 || parameters.encodings[0].scaleResolutionDownBy === 1) return;
+  parameters.encodings[0].scaleResolutionDownBy = 1;
+  try {
+    await sender.setParameters(parameters);
+  } catch (error) {
+    console.warn("single-stream fallback", error);
+  }
+}
+
+// publisherLayers: pause the encodings no subscriber needs, resume the
+// others. setParameters calls are chained (each needs the latest
+// getParameters).
+let layersChain = Promise.resolve();
+function onPublisherLayers(message) {
+  vroom.publisherLayers[message.trackSid] = message.active;
+  layersChain = layersChain.then(async () => {
+    const camera = vroom.published.camera;
+    const sender = vroom.cameraSender;
+    if (!camera || camera.sid !== message.trackSid || !sender) return;
+    const parameters = sender.getParameters();
+    if (!parameters.encodings || parameters.encodings.length < 2) return;
+    let changed = false;
+    for (const encoding of parameters.encodings) {
+      const active = message.active.includes(encoding.rid);
+      if (encoding.active !== active) { encoding.active = active; changed = true; }
+    }
+    if (changed) await sender.setParameters(parameters);
+  }).catch((error) => console.warn("publisherLayers", error));
+}
+
+// For tests: the camera sender's encodings (rid, active, scale).
+function senderEncodings() {
+  if (!vroom.cameraSender) return [];
+  return vroom.cameraSender.getParameters().encodings.map((e) => ({
+    rid: e.rid || null, active: e.active !== false, scaleResolutionDownBy: e.scaleResolutionDownBy || 1 }));
 }
 
 // Offers are handled one at a time, in order (renegotiations).
@@ -173,8 +278,11 @@ function onTrack(event) {
     video.srcObject = stream;
     const name = document.createElement("span");
     name.className = "name";
-    tile.append(video, name);
+    const overlay = document.createElement("span");
+    overlay.className = "switched-off";
+    tile.append(video, name, overlay);
     $("grid").append(tile);
+    renderSizeObserver.observe(video);
   } else {
     const audio = document.createElement("audio");
     audio.autoplay = true;
@@ -185,8 +293,8 @@ function onTrack(event) {
   refreshTiles();
 }
 
-// Names, hidden m-lines (removed tracks keep an inactive m-line) and
-// disabled tracks.
+// Names, hidden m-lines (removed tracks keep an inactive m-line), disabled
+// and switched-off tracks.
 function refreshTiles() {
   for (const element of document.querySelectorAll("[data-mid]")) {
     const info = vroom.remote[element.dataset.mid];
@@ -195,7 +303,39 @@ function refreshTiles() {
     const label = element.querySelector(".name");
     if (label) label.textContent = tileLabel(info) + (info.enabled === false ? " (off)" : "");
     element.classList.toggle("off", info.enabled === false);
+    const reason = vroom.switchedOff[info.trackSid];
+    const overlay = element.querySelector(".switched-off");
+    if (overlay) overlay.textContent = reason ? `switched off: ${reason}` : "";
+    element.classList.toggle("switched-off", !!reason);
   }
+  for (const video of document.querySelectorAll(".tile[data-mid] video")) scheduleContentPreferences(video);
+}
+
+// setContentPreferences: each remote video's rendered size in device pixels,
+// sent ~300 ms after it settles and only when it changed (or the m-line now
+// carries another track).
+const renderSizeObserver = new ResizeObserver((entries) => {
+  for (const entry of entries) scheduleContentPreferences(entry.target);
+});
+const contentPreferenceTimers = new Map();
+function scheduleContentPreferences(video) {
+  clearTimeout(contentPreferenceTimers.get(video));
+  contentPreferenceTimers.set(video, setTimeout(() => sendContentPreferences(video), CONTENT_PREFERENCES_DEBOUNCE_MS));
+}
+function sendContentPreferences(video) {
+  contentPreferenceTimers.delete(video);
+  const tile = video.closest("[data-mid]");
+  const info = tile && vroom.remote[tile.dataset.mid];
+  if (!info || info.kind !== "video" || !vroom.joined) return;
+  const scale = window.devicePixelRatio || 1;
+  const width = Math.round(video.clientWidth * scale);
+  const height = Math.round(video.clientHeight * scale);
+  if (width === 0 || height === 0) return;  // hidden
+  const last = vroom.contentPreferences[info.trackSid];
+  if (last && last.width === width && last.height === height) return;
+  vroom.contentPreferences[info.trackSid] = { width, height };
+  const message = { type: "setContentPreferences", trackSid: info.trackSid, renderDimensions: { width, height } };
+  request(message).catch((error) => { vroom.unsupported[message.type] = String(error.message || error); });
 }
 
 function onMessage(message) {
@@ -216,6 +356,12 @@ function onMessage(message) {
       }
       refreshTiles();
       break;
+    case "trackSwitchedOff": case "trackSwitchedOn":
+      if (message.type === "trackSwitchedOff") vroom.switchedOff[message.trackSid] = message.reason || "switched off";
+      else delete vroom.switchedOff[message.trackSid];
+      refreshTiles();
+      break;
+    case "publisherLayers": onPublisherLayers(message); break;
     case "disconnected": status(`Disconnected: ${message.code} ${message.message || ""}`); break;
     case "error": fail("server", `${message.code} ${message.message || ""}`); break;
   }
@@ -235,6 +381,7 @@ function cleanUp() {
   for (const pc of [vroom.pcPub, vroom.pcSub]) if (pc) pc.close();
   if (vroom.localStream) for (const track of vroom.localStream.getTracks()) track.stop();
   for (const element of document.querySelectorAll("[data-mid]")) element.remove();
+  renderSizeObserver.disconnect();
   vroom.pcPub = vroom.pcSub = null;
   vroom.joined = false;
   $("join").disabled = false;
@@ -263,6 +410,9 @@ async function summary() {
     if (s.type !== "outbound-rtp") continue;
     const entry = { mid: s.mid, bytesSent: s.bytesSent || 0, packetsSent: s.packetsSent || 0,
       timestamp: s.timestamp, targetBitrate: s.targetBitrate || 0, framesEncoded: s.framesEncoded || 0 };
+    if (s.kind === "video") Object.assign(entry, { rid: s.rid || null, frameWidth: s.frameWidth || 0,
+      frameHeight: s.frameHeight || 0, framesPerSecond: s.framesPerSecond || 0, active: s.active !== false,
+      qualityLimitationReason: s.qualityLimitationReason || null });
     (s.kind === "video" ? out.outboundVideo : out.outboundAudio).push(entry);
   }
   return out;
