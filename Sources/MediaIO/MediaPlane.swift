@@ -161,9 +161,6 @@ public final class MediaPlane: Sendable {
         // Audio level is negotiated on audio m-lines only (the BUNDLE shares
         // IDs, but a video-first offer has none on its first m-line).
         let audioLevelID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.audioLevel).first
-        // The same for the simulcast RID extensions, on video m-lines only.
-        let ridID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.rid).first
-        let repairedRIDID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.repairedRID).first
         let logger = self.logger
         let failures = await workers[plan.worker].perform { rooms -> [String] in
             let router = rooms.router(for: room)
@@ -175,7 +172,8 @@ public final class MediaPlane: Sendable {
                     rooms.add(MediaConnection(id: plan.transport, participant: participant, room: room, role: .publisher, transport: transport))
                     try router.addPublisher(
                         transport: plan.transport, transportCCExtensionID: extensions.transportCC, midExtensionID: extensions.mid,
-                        audioLevelExtensionID: audioLevelID, ridExtensionID: ridID, repairedRIDExtensionID: repairedRIDID)
+                        audioLevelExtensionID: audioLevelID, ridExtensionID: answer.ridExtensionID,
+                        repairedRIDExtensionID: answer.repairedRIDExtensionID)
                 } catch {
                     logger.error("\(participant): publisher connection not created: \(error)")
                     rooms.removeConnection(plan.transport)

@@ -217,6 +217,11 @@ public final class RoomMedia: Sendable {
         directory.withLock { $0.handles(participant: participant, room: room) }
     }
 
+    /// The media plane's handle of `track`, if it has one (tests).
+    func trackHandle(_ track: TrackSID) -> TrackHandle? {
+        directory.withLock { $0.trackHandle(track) }
+    }
+
     /// Entries in the SID/handle directory (bounded by the live participants).
     public var directorySize: Int { directory.withLock { $0.count } }
 }
