@@ -6,10 +6,8 @@ import VroomTesting
 
 extension ClientProcessTests {
 /// Simulcast and adaptive video (PROTOCOL.md section 7) between SDK
-/// clients through a real `vroom-server --dev`. The first test runs on a
-/// server without simulcast too (the offer is answered with one layer);
-/// the others need the server's simulcast (issue 12) and stay disabled
-/// until it is merged.
+/// clients through a real `vroom-server --dev`. The first test also holds
+/// for a server that answers the offer with one layer.
 @Suite(.serialized) struct SimulcastRoomTests {
     static let camera = CameraSourceOptions(width: 640, height: 480, frameRate: 30, bitrate: 900_000)
 
@@ -47,7 +45,7 @@ extension ClientProcessTests {
         try #require(room.room.remoteParticipant(identity: "alice")?.publication(named: "camera")?.remoteVideoTrack)
     }
 
-    /// Runs on today's server: whether or not it accepts the layers, the
+    /// Whether or not the server accepts the layers, the
     /// subscriber decodes a numbered, unbroken picture; without
     /// `a=simulcast` in the answer it is the full 640x480 layer.
     @Test func aSimulcastPublisherIsSeenBySubscribers() async throws {
@@ -78,8 +76,7 @@ extension ClientProcessTests {
 
     /// A subscriber that renders 160x120 gets the "q" layer; asking for
     /// 640x480 brings the "f" layer (a switch at a keyframe, no error).
-    @Test(.disabled("needs the server's simulcast (issue 12)"))
-    func renderDimensionsPickTheLayer() async throws {
+    @Test func renderDimensionsPickTheLayer() async throws {
         let harness = try await ClientHarness.start()
         defer { harness.stop() }
         let alice = try await Self.publisher(harness)
@@ -102,8 +99,7 @@ extension ClientProcessTests {
 
     /// Manual control: switchOff() is reported with disabled-by-subscriber,
     /// switchOn() brings the video back.
-    @Test(.disabled("needs the server's simulcast (issue 12)"))
-    func manualSwitchOffAndOn() async throws {
+    @Test func manualSwitchOffAndOn() async throws {
         let harness = try await ClientHarness.start()
         defer { harness.stop() }
         let alice = try await Self.publisher(harness)
@@ -125,8 +121,7 @@ extension ClientProcessTests {
 
     /// With only a 160x120 viewer the server tells alice to pause "h" and
     /// "f" (publisherLayers); her encoders for them stop.
-    @Test(.disabled("needs the server's simulcast (issue 12)"))
-    func unneededLayersArePaused() async throws {
+    @Test func unneededLayersArePaused() async throws {
         let harness = try await ClientHarness.start()
         defer { harness.stop() }
         let alice = try await Self.publisher(harness)
