@@ -28,17 +28,31 @@ extension Router {
     /// `track` as received now: packets, bytes and NACK/PLI counts as they
     /// stand, cumulative loss and jitter of the current source computed now
     /// (RFC 3550 A.3 and A.8), the fraction lost of the last RR interval.
+    /// A simulcast track's figures are its layers' together: counts, loss
+    /// and rate summed, the worst jitter and fraction lost; `ssrc` is the
+    /// lowest layer's.
     public func receiverSnapshot(track: TrackID, now: MediaTime) -> ReceiverSnapshot? {
         guard let receiver = receivers[track] else { return nil }
-        var stats = receiver.stats
-        if receiver.reception.baseSequence != nil {
-            stats.lost = receiver.reception.cumulativeLost
-            stats.jitter = receiver.reception.jitter
-            stats.jitterSeconds = Double(receiver.reception.jitter) / Double(receiver.clockRate)
+        var total: ReceiverStats?
+        var rate: TrackRate?
+        for index in 0..<receiver.layerCount {
+            let layer = receiver.layer(at: index)
+            var stats = layer.stats
+            if layer.reception.baseSequence != nil {
+                stats.lost = layer.reception.cumulativeLost
+                stats.jitter = layer.reception.jitter
+                stats.jitterSeconds = Double(layer.reception.jitter) / Double(layer.clockRate)
+            }
+            total = total.map { $0.adding(stats) } ?? stats
+            if let layerRate = layer.rateMeter.rate(bytes: layer.stats.bytes, packets: layer.stats.packets, now: now) {
+                rate = TrackRate(
+                    bitsPerSecond: (rate?.bitsPerSecond ?? 0) + layerRate.bitsPerSecond,
+                    packetsPerSecond: (rate?.packetsPerSecond ?? 0) + layerRate.packetsPerSecond)
+            }
         }
         return ReceiverSnapshot(
-            kind: receiver.kind, ssrc: receiver.primarySSRC, isForwarding: receiver.isForwarding, stats: stats,
-            rate: receiver.rateMeter.rate(bytes: stats.bytes, packets: stats.packets, now: now))
+            kind: receiver.kind, ssrc: receiver.primarySSRC, isForwarding: receiver.isForwarding,
+            stats: total ?? receiver.stats, rate: rate)
     }
 
     /// What `subscriber` got of `track` and what its last receiver report said.
@@ -62,12 +76,39 @@ extension Router {
     /// once a second, at the report tick (not on the packet path).
     func markRates(now: MediaTime) {
         for receiver in receivers.values {
-            receiver.rateMeter.mark(bytes: receiver.stats.bytes, packets: receiver.stats.packets, now: now)
+            for index in 0..<receiver.layerCount {
+                let layer = receiver.layer(at: index)
+                layer.rateMeter.mark(bytes: layer.stats.bytes, packets: layer.stats.packets, now: now)
+            }
         }
         for session in subscribers.values {
             for downTrack in session.downTracks {
                 downTrack.rateMeter.mark(bytes: downTrack.stats.bytes, packets: downTrack.stats.packets, now: now)
             }
         }
+    }
+}
+
+extension ReceiverStats {
+    /// Two layers' figures as one track's: counts and loss summed, the
+    /// worse jitter and fraction lost.
+    func adding(_ other: ReceiverStats) -> ReceiverStats {
+        var sum = self
+        sum.packets &+= other.packets
+        sum.bytes &+= other.bytes
+        sum.lost &+= other.lost
+        sum.fractionLost = max(fractionLost, other.fractionLost)
+        if other.jitterSeconds > jitterSeconds {
+            sum.jitter = other.jitter
+            sum.jitterSeconds = other.jitterSeconds
+        }
+        sum.nacksSent &+= other.nacksSent
+        sum.plisSent &+= other.plisSent
+        sum.keyframes &+= other.keyframes
+        sum.paddingDropped &+= other.paddingDropped
+        sum.rtxProbesDropped &+= other.rtxProbesDropped
+        sum.duplicates &+= other.duplicates
+        sum.sourceChanges &+= other.sourceChanges
+        return sum
     }
 }

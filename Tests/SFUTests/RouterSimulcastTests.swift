@@ -252,6 +252,27 @@ import WebRTC
         #expect(blocks.first { $0.ssrc == S.ssrc(2) }?.extendedHighestSequence == 3003)
     }
 
+    /// `/Stats` shows a simulcast track as one: its layers' packets and
+    /// bytes together, and a bitrate over all of them.
+    @Test func aSimulcastTracksFiguresAreItsLayersTogether() throws {
+        var room = try started()
+        room.frame()
+        room.frame(layers: [0, 2])
+        room.tick()
+        let snapshot = try #require(room.router.receiverSnapshot(track: S.video, now: room.now))
+        let layers = try S.rids.map { try #require(room.router.receiverStats(track: S.video, rid: $0)) }
+        #expect(snapshot.stats.packets == layers.reduce(0) { $0 + $1.packets })
+        #expect(snapshot.stats.packets > layers[0].packets)
+        #expect(snapshot.stats.bytes == layers.reduce(0) { $0 + $1.bytes })
+        #expect(snapshot.ssrc == S.ssrc(0))
+        room.advance(ms: 1000)
+        room.frame()
+        room.tick()
+        room.advance(ms: 1000)
+        let rate = try #require(room.router.receiverSnapshot(track: S.video, now: room.now)?.rate)
+        #expect(rate.packetsPerSecond > 0, "\(rate)")
+    }
+
     @Test func subscriberPLIAndNACKGoToTheForwardedLayer() throws {
         var room = try started()
         room.frame()
