@@ -24,6 +24,8 @@ import urllib.request
 import aioice.ice
 import aiortc
 import websockets
+
+from capture_page import JS_SIMULCAST_PUBLISH, BlankPage
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 from aiortc.rtcconfiguration import RTCBundlePolicy
 from aiortc.mediastreams import AudioStreamTrack, VideoStreamTrack
@@ -85,19 +87,7 @@ JS_CHROMIUM_OFFER = r"""
 # is large enough for it (INTEROP.md).
 JS_CHROMIUM_SIMULCAST_OFFER = r"""
 (async () => {
-  const stream = await navigator.mediaDevices.getUserMedia(
-    {video: {width: {ideal: 1280}, height: {ideal: 720}}});
-  const pc = new RTCPeerConnection({bundlePolicy: 'max-bundle'});
-  pc.addTransceiver(stream.getVideoTracks()[0], {
-    direction: 'sendonly', streams: [stream],
-    sendEncodings: [
-      {rid: 'q', scaleResolutionDownBy: 4},
-      {rid: 'h', scaleResolutionDownBy: 2},
-      {rid: 'f'},
-    ],
-  });
-  await pc.setLocalDescription(await pc.createOffer());
-  await gathered(pc);
+""" + JS_SIMULCAST_PUBLISH + r"""  await gathered(pc);
   window.simulcastOfferer = pc;
   return pc.localDescription.sdp;
 })()
@@ -122,21 +112,6 @@ JS_CHROMIUM_ANSWER = r"""
   return pc.localDescription.sdp;
 })()
 """
-
-
-class BlankPage(http.server.BaseHTTPRequestHandler):
-    # getUserMedia needs a secure context: about:blank and data: URLs are not,
-    # http://127.0.0.1 is.
-    def do_GET(self):
-        body = b"<!doctype html><title>sdp capture</title>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 def serve_blank_page():

@@ -24,6 +24,8 @@ import time
 
 import websockets
 
+from capture_page import JS_SIMULCAST_PUBLISH, BlankPage
+
 # Fake camera, no permission prompt (the page only creates an offer, so the
 # stored-permission trick INTEROP.md needs for loopback ICE is not needed),
 # and nothing reaching out on its own.
@@ -43,19 +45,7 @@ PREFS = {
 # lowest first, on a 1280x720 fake camera.
 JS_SIMULCAST_OFFER = r"""
 (async () => {
-  const stream = await navigator.mediaDevices.getUserMedia(
-    {video: {width: {ideal: 1280}, height: {ideal: 720}}});
-  const pc = new RTCPeerConnection({bundlePolicy: 'max-bundle'});
-  pc.addTransceiver(stream.getVideoTracks()[0], {
-    direction: 'sendonly', streams: [stream],
-    sendEncodings: [
-      {rid: 'q', scaleResolutionDownBy: 4},
-      {rid: 'h', scaleResolutionDownBy: 2},
-      {rid: 'f'},
-    ],
-  });
-  await pc.setLocalDescription(await pc.createOffer());
-  // Firefox in a namespace with only loopback and no stored permission
+""" + JS_SIMULCAST_PUBLISH + r"""  // Firefox in a namespace with only loopback and no stored permission
   // may never finish gathering (INTEROP.md): wait at most 5 s.
   await Promise.race([
     new Promise((resolve) => {
@@ -69,20 +59,6 @@ JS_SIMULCAST_OFFER = r"""
   return pc.localDescription.sdp;
 })()
 """
-
-
-class BlankPage(http.server.BaseHTTPRequestHandler):
-    # getUserMedia needs a secure context; http://127.0.0.1 is one.
-    def do_GET(self):
-        body = b"<!doctype html><title>sdp capture</title>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 class BiDi:
