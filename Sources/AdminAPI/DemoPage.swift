@@ -9,10 +9,17 @@ import NIOCore
 ///
 /// The token comes from `?token=...` or is pasted; `?room=` fills the room;
 /// `?autojoin=1` joins at load (tests); `?server=ws://host:port` points the
-/// signaling socket elsewhere than the page's own origin. The page exposes
-/// `window.vroom` (`pcPub`, `pcSub`, `published`, `remote`, `events`,
-/// `errors`, `join()`, `leave()`, `setTrackEnabled(kind, enabled)`, and
-/// `summary()`: the getStats numbers the interop test reads).
+/// signaling socket elsewhere than the page's own origin; `?simulcast=0`
+/// publishes the camera as one 640x480 stream instead of VP8 simulcast
+/// (q/h/f from a 1280x720 capture, PROTOCOL.md section 7). The page sends
+/// each remote video's tile size as `setContentPreferences`, shows
+/// `trackSwitchedOff`, and pauses the layers `publisherLayers` leaves out.
+/// It exposes `window.vroom` (`pcPub`, `pcSub`, `published`, `remote`,
+/// `events`, `errors`, the simulcast state: `simulcastAccepted`,
+/// `contentPreferences`, `switchedOff`, `publisherLayers`; `join()`,
+/// `leave()`, `setTrackEnabled(kind, enabled)`, `senderEncodings()`,
+/// `handleMessage(message)`, and `summary()`: the getStats numbers the
+/// interop test reads).
 public struct DemoPage: Sendable {
     /// One file of the page: where it is served and what it is.
     public struct File: Sendable {
