@@ -87,12 +87,23 @@ extension ClientProcessTests {
         try await bob.wait(until: "bob decodes the 160x120 layer") {
             await Self.received(bob)?.frameDimensions == VideoDimensions(width: 160, height: 120)
         }
+        let asked = ContinuousClock.now
         track.setContentPreferences(renderDimensions: VideoDimensions(width: 640, height: 480))
         try await bob.wait(until: "bob decodes the 640x480 layer") {
             await Self.received(bob)?.frameDimensions == VideoDimensions(width: 640, height: 480)
         }
+        try await Task.sleep(for: .seconds(1))
         let video = try #require(await Self.received(bob))
-        #expect(video.decodedSizeChanges.last?.dimensions == VideoDimensions(width: 640, height: 480))
+        let change = try #require(video.decodedSizeChanges.last)
+        #expect(change.dimensions == VideoDimensions(width: 640, height: 480))
+        #expect(change.time - asked < .seconds(3), "the new layer within 3 s: \(change.time - asked)")
+        // One numbering across layers (the camera stamps each frame on
+        // every layer): fewer than 30 numbers missing is no gap over 1 s
+        // at 30 fps, and every frame read decoded.
+        let first = try #require(video.firstFrameNumber), last = try #require(video.lastFrameNumber)
+        let missing = Int(last &- first) + 1 - video.frameNumbersRead
+        #expect(missing < 30, "\(missing) frame numbers missing around the switch")
+        #expect(video.framesDecoded >= video.frameNumbersRead)
         alice.room.disconnect()
         bob.room.disconnect()
     }
