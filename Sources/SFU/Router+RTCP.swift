@@ -5,8 +5,8 @@ extension Router {
     /// publisher: SR (kept for RR's LSR/DLSR and for our SRs' RTP times).
     /// From a subscriber: NACK (answered from the history), PLI/FIR (passed
     /// to the publisher, throttled), RR (loss, jitter, RTT of the
-    /// DownTrack); REMB and transport-cc feedback are ignored (the router
-    /// does not adapt what it forwards). Malformed packets are counted.
+    /// DownTrack), transport-cc feedback (mapped back to what was sent, for
+    /// the downlink estimate) and REMB. Malformed packets are counted.
     public func receiveRTCP(
         _ packet: UnsafeMutableRawBufferPointer, length: Int, from transport: TransportID, now: MediaTime,
         into sink: inout some PacketSink
@@ -75,6 +75,10 @@ extension Router {
             for block in rr.reports { absorb(block, session: session, now: now) }
         case .senderReport(let sr):
             for block in sr.reports { absorb(block, session: session, now: now) }
+        case .transportCCFeedback(let feedback):
+            absorb(feedback, session: session)
+        case .receiverEstimatedMaxBitrate(let remb):
+            session.remb = (remb.bitrate, now)
         default:
             break
         }
@@ -146,7 +150,7 @@ extension Router {
         let input = receiver.historyInput(view, payloadOffset: stored.payloadOffset, sequence: sequence)
         let parameters = downTrack.munger.parameters(for: input)
         guard send(view, payloadOffset: stored.payloadOffset, parameters: parameters, asRTX: true,
-                   downTrack: downTrack, into: &sink) != nil
+                   downTrack: downTrack, now: now, into: &sink) != nil
         else { return }
         counters.retransmissions &+= 1
         downTrack.stats.retransmissions &+= 1

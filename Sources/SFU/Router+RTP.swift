@@ -182,7 +182,7 @@ extension Router {
             // figure changes here, not per packet.
             if parameters.isResync { downTrack.stats.layer = downTrack.forwardedLayer() }
             guard let length = send(view, payloadOffset: payloadOffset, parameters: parameters, asRTX: false,
-                                    downTrack: downTrack, into: &sink)
+                                    downTrack: downTrack, now: now, into: &sink)
             else { return }
             let kind = downTrack.kind
             counters.packetsForwarded[kind] &+= 1
@@ -198,7 +198,7 @@ extension Router {
     /// commits it; the length, or nil when dropped (no slot, too large).
     func send(
         _ view: RTPPacketView, payloadOffset: Int, parameters: ForwardParameters, asRTX: Bool,
-        downTrack: DownTrack, into sink: inout some PacketSink
+        downTrack: DownTrack, now: MediaTime, into sink: inout some PacketSink
     ) -> Int? {
         let transport = downTrack.subscriber
         guard let slot = sink.slot(for: transport) else {
@@ -208,12 +208,13 @@ extension Router {
         let session = downTrack.session
         guard let length = downTrack.write(
             view, payloadOffset: payloadOffset, parameters: parameters, asRTX: asRTX,
-            transportSequence: session.transportSequence, into: slot)
+            transportSequence: session.sendHistory.nextWireSequence, into: slot)
         else {
             counters.drop(.tooLarge)
             return nil
         }
-        if session.transportCCExtensionID != nil { session.transportSequence &+= 1 }
+        // Feedback maps back to this (send time, size) by the number.
+        if session.transportCCExtensionID != nil { session.sendHistory.record(size: length, at: now) }
         sink.commit(transport: transport, length: length, kind: .rtp)
         return length
     }

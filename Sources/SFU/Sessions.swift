@@ -40,8 +40,18 @@ final class SubscriberSession {
     let transport: TransportID
     let midExtensionID: UInt8?
     let transportCCExtensionID: UInt8?
-    /// The next transport-wide sequence number on this connection.
-    var transportSequence: UInt16 = 1
+    /// What was sent with which transport-wide sequence number (from 1).
+    var sendHistory = SendHistory()
+    /// Transport-cc feedback mapped back to what was sent, oldest first,
+    /// until the estimator takes it (`takePacketFeedback`); bounded.
+    var feedback: [PacketFeedback] = []
+    /// The subscriber's newest REMB (bits per second), and when it came.
+    var remb: (bitsPerSecond: UInt64, at: MediaTime)?
+    /// Feedback figures: packets reported received and lost, and reports
+    /// about packets the history no longer (or never) held.
+    var feedbackReceived: UInt64 = 0
+    var feedbackLost: UInt64 = 0
+    var feedbackUnknown: UInt64 = 0
     var audioPaused = false
     var downTracks: [DownTrack] = []
     /// When RTCP last came from it.

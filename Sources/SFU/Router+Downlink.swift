@@ -1,0 +1,57 @@
+import Packets
+
+/// What subscriber connections say about their downlink (issue 13):
+/// transport-cc feedback mapped back to what was sent, and REMB. The
+/// downlink estimator takes it from here.
+extension Router {
+    /// Feedback kept per subscriber until taken: 1,024 packets (about 1 s
+    /// of a 10 Mbit/s downlink); older entries go first.
+    static let feedbackCapacity = 1024
+
+    /// The packets `subscriber`'s feedback reported since the last call,
+    /// oldest first, each with its send time, size and arrival (nil: lost).
+    public func takePacketFeedback(subscriber: TransportID) -> [PacketFeedback] {
+        guard let session = subscribers[subscriber] else { return [] }
+        defer { session.feedback.removeAll(keepingCapacity: true) }
+        return session.feedback
+    }
+
+    /// The subscriber's newest REMB, in bits per second, and when it came.
+    public func remb(subscriber: TransportID) -> (bitsPerSecond: UInt64, at: MediaTime)? {
+        subscribers[subscriber]?.remb
+    }
+
+    /// Reported received, reported lost, and reports about packets the
+    /// send history does not hold (too old, or never sent).
+    public func feedbackCounts(subscriber: TransportID) -> (received: UInt64, lost: UInt64, unknown: UInt64)? {
+        subscribers[subscriber].map { ($0.feedbackReceived, $0.feedbackLost, $0.feedbackUnknown) }
+    }
+
+    /// One transport-cc feedback from `session`: each reported packet joined
+    /// with its send record. Arrival times are the feedback's reference
+    /// time (64 ms units) plus the running sum of its deltas (250 us
+    /// units), on the receiver's clock.
+    func absorb(_ feedback: TransportCCFeedbackView, session: SubscriberSession) {
+        var arrival = Int64(feedback.referenceTime) &* 64_000_000
+        if session.feedback.count >= Self.feedbackCapacity {
+            session.feedback.removeFirst(session.feedback.count &- Self.feedbackCapacity / 2)
+        }
+        for result in feedback.packets {
+            var arrived: Int64?
+            if let delta = result.delta {
+                arrival &+= Int64(delta) &* 250_000
+                arrived = arrival
+            }
+            let sequence = session.sendHistory.unwrap(result.sequenceNumber)
+            guard let sent = session.sendHistory.lookup(sequence) else {
+                session.feedbackUnknown &+= 1
+                continue
+            }
+            if arrived == nil { session.feedbackLost &+= 1 } else { session.feedbackReceived &+= 1 }
+            session.feedback.append(
+                PacketFeedback(
+                    sequence: sequence, size: sent.size, sendTime: sent.sendTime, arrival: arrived,
+                    probeCluster: sent.probeCluster))
+        }
+    }
+}
