@@ -1,6 +1,6 @@
 extension LoadTestReport {
     /// Per subscriber and video track it asked a render size for: the
-    /// layer it ended on, the layer switches it saw and how long the change
+    /// layer it got at its first size and the one it ended on, the layer switches it saw and how long the change
     /// of `--render-change-after` took to show. All from the final
     /// snapshots (sizes and requests carry their own times).
     static func renders(_ snapshots: [ParticipantSnapshot]) -> [RenderReceiver] {
@@ -20,7 +20,9 @@ extension LoadTestReport {
                     RenderReceiver(
                         subscriber: subscriber.identity, room: subscriber.roomName, publisher: publishers[trackSid] ?? "-",
                         trackSid: trackSid, renderSize: first.size, changedRenderSize: change?.size,
-                        decodedSize: sizes.last?.size, layerSwitches: max(0, sizes.count - 1),
+                        decodedSize: sizes.last?.size,
+                        firstLayer: change.map { change in sizes.last { $0.seconds < change.seconds }?.size } ?? sizes.last?.size,
+                        layerSwitches: max(0, sizes.count - 1),
                         switchMilliseconds: change.flatMap { switchMilliseconds(after: $0, sizes: sizes) }))
             }
         }
@@ -39,7 +41,7 @@ extension LoadTestReport {
         let byRender = Dictionary(grouping: receivers, by: \.renderSize)
         return byRender.map { size, receivers in
             var decoded: [String: Int] = [:]
-            for receiver in receivers { decoded[receiver.decodedSize?.description ?? "none", default: 0] += 1 }
+            for receiver in receivers { decoded[receiver.firstLayer?.description ?? "none", default: 0] += 1 }
             return RenderSummary(
                 renderSize: size, receivers: receivers.count, decodedSizes: decoded,
                 layerSwitchesMean: receivers.isEmpty

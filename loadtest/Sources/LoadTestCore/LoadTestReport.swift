@@ -39,6 +39,9 @@ public struct LoadTestReport: Sendable, Equatable, Codable {
         public var changedRenderSize: VideoResolution?
         /// The size of the frames decoded last: the layer received.
         public var decodedSize: VideoResolution?
+        /// The layer received while rendering `renderSize`: the decoded size
+        /// when the change was asked, or the last one without a change.
+        public var firstLayer: VideoResolution?
         /// Changes of the decoded size after the first frame (layer switches seen).
         public var layerSwitches: Int
         /// From the request of the changed size to the first decoded frame
@@ -51,7 +54,8 @@ public struct LoadTestReport: Sendable, Equatable, Codable {
     public struct RenderSummary: Sendable, Equatable, Codable {
         public var renderSize: VideoResolution
         public var receivers: Int
-        /// Decoded size ("WxH", "none") -> receivers ending on it.
+        /// Decoded size ("WxH", "none") -> receivers that got it while
+        /// rendering `renderSize` (before any change).
         public var decodedSizes: [String: Int]
         public var layerSwitchesMean: Double?
         public var switchMilliseconds: Distribution

@@ -75,7 +75,7 @@ public enum ReportTable {
     /// The `--render` section: per render size, then per subscriber.
     static func renders(_ summary: [LoadTestReport.RenderSummary], _ receivers: [LoadTestReport.RenderReceiver], configuration c: LoadTestConfiguration) -> String {
         var out = "Render sizes (\(c.render?.description ?? "-")\(c.renderChangeAfter.map { ", each changes once at \(number($0, 1)) s into the window" } ?? ""))\n"
-        out += "  layer = decoded frame size; switches = decoded size changes; switch = setContentPreferences to the first frame of the new layer\n"
+        out += "  layer = decoded frame size (at the first render size, then after the change); switches = decoded size changes; switch = setContentPreferences to the first frame of the new layer\n"
         var sizes = Columns()
         sizes.add(["render", "receivers", "layers received", "switches (mean)", "switch p50/max ms"])
         for s in summary {
@@ -85,14 +85,15 @@ public enum ReportTable {
         }
         out += sizes.render(rightAligned: [1, 3])
         var rows = Columns()
-        rows.add(["subscriber", "room", "publisher", "render", "then", "layer", "switches", "switch ms"])
+        rows.add(["subscriber", "room", "publisher", "render", "layer", "then", "layer", "switches", "switch ms"])
         for r in receivers {
             rows.add([
-                r.subscriber, r.room, r.publisher, r.renderSize.description, r.changedRenderSize?.description ?? "-",
-                r.decodedSize?.description ?? "-", "\(r.layerSwitches)", r.switchMilliseconds.map { number($0, 1) } ?? "-",
+                r.subscriber, r.room, r.publisher, r.renderSize.description, r.firstLayer?.description ?? "-",
+                r.changedRenderSize?.description ?? "-", r.changedRenderSize == nil ? "-" : r.decodedSize?.description ?? "-",
+                "\(r.layerSwitches)", r.switchMilliseconds.map { number($0, 1) } ?? "-",
             ])
         }
-        out += rows.render(rightAligned: [6, 7])
+        out += rows.render(rightAligned: [7, 8])
         return out
     }
 
