@@ -127,14 +127,22 @@ public struct StreamAllocator: Sendable {
         }
 
         // Presentation: the highest priority group's full need is reserved
-        // first; the others go down (and off) to make room for it.
+        // first; the others go down (and off) to make room for it. While
+        // the group is below its need, room is made within the upgrade
+        // headroom (so it can climb when its hold is over); once it has it,
+        // the others only go down when the estimate itself no longer holds
+        // everything (so noise does not move them).
         let topPriority = candidates.map(\.priority).max()
         var reserve = 0
         if profile.mode == .presentation, let topPriority {
-            for candidate in candidates where candidate.priority == topPriority { reserve += candidate.top }
-            var others = total
-            for candidate in candidates where candidate.priority == topPriority { others -= candidate.bitrate }
-            while others + reserve > videoBudget {
+            var topTotal = 0
+            for candidate in candidates where candidate.priority == topPriority {
+                reserve += candidate.top
+                topTotal += candidate.bitrate
+            }
+            let limit = topTotal < reserve ? min(videoBudget, upgradeBudget) : videoBudget
+            var others = total - topTotal
+            while others + reserve > limit {
                 let released: Int
                 if let victim = stepDownVictim(candidates, below: topPriority) {
                     released = candidates[victim].bitrate - candidates[victim].ladder[candidates[victim].step! - 1].bitrate
