@@ -87,6 +87,21 @@ public struct StreamAllocator: Sendable {
         var ideal: AllocatorLayer
         var bitrate: Int { step.map { ladder[$0].bitrate } ?? 0 }
         var top: Int { ladder[ladder.count - 1].bitrate }
+
+        /// One step down, or off when `reason` is given; what it frees.
+        mutating func goDown(off reason: SwitchOffReason? = nil) -> Int {
+            guard let step else { return 0 }
+            let before = ladder[step].bitrate
+            mayUpgrade = false
+            if let reason {
+                self.step = nil
+                self.reason = reason
+                return before
+            }
+            guard step > 0 else { return 0 }
+            self.step = step - 1
+            return before - ladder[step - 1].bitrate
+        }
     }
 
     public init(profile: AllocationProfile = AllocationProfile()) {
@@ -145,14 +160,9 @@ public struct StreamAllocator: Sendable {
             while others + reserve > limit {
                 let released: Int
                 if let victim = stepDownVictim(candidates, below: topPriority) {
-                    released = candidates[victim].bitrate - candidates[victim].ladder[candidates[victim].step! - 1].bitrate
-                    candidates[victim].step! -= 1
-                    candidates[victim].mayUpgrade = false
+                    released = candidates[victim].goDown()
                 } else if mayCut, let victim = switchOffVictim(candidates, below: topPriority) {
-                    released = candidates[victim].bitrate
-                    candidates[victim].step = nil
-                    candidates[victim].reason = cutReason
-                    candidates[victim].mayUpgrade = false
+                    released = candidates[victim].goDown(off: cutReason)
                 } else {
                     break
                 }
@@ -164,14 +174,9 @@ public struct StreamAllocator: Sendable {
         // Everyone: down until what is forwarded fits the estimate.
         while total > videoBudget {
             if let victim = stepDownVictim(candidates, below: nil) {
-                total -= candidates[victim].bitrate - candidates[victim].ladder[candidates[victim].step! - 1].bitrate
-                candidates[victim].step! -= 1
-                candidates[victim].mayUpgrade = false
+                total -= candidates[victim].goDown()
             } else if mayCut, let victim = switchOffVictim(candidates, below: nil) {
-                total -= candidates[victim].bitrate
-                candidates[victim].step = nil
-                candidates[victim].reason = cutReason
-                candidates[victim].mayUpgrade = false
+                total -= candidates[victim].goDown(off: cutReason)
             } else {
                 break
             }
