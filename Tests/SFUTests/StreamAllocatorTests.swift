@@ -186,8 +186,9 @@ import Testing
 
     // MARK: Hysteresis
 
-    @Test func aNoisySteadyEstimateChangesNoLayerMoreThanOncePer5Seconds() {
-        var allocator = StreamAllocator(profile: AllocationProfile(mode: .grid))
+    @Test(arguments: AllocationMode.allCases)
+    func aNoisySteadyEstimateChangesNoLayerMoreThanOncePer5Seconds(mode: AllocationMode) {
+        var allocator = StreamAllocator(profile: AllocationProfile(mode: mode))
         let priorities: [TrackPriority] = [.standard, .low, .high, .standard, .low, .standard]
         let tracks = priorities.enumerated().map { Self.camera(UInt32($0.offset + 1), priority: $0.element) }
         var random = SplitMix(seed: 13)
