@@ -283,6 +283,42 @@ import Testing
         #expect(Self.decision(result, 1) == .forward(spatial: 0, temporal: 1))
     }
 
+    /// Random estimates, priorities, render sizes and live layers: in
+    /// `predicted` mode what is forwarded always fits the estimate after
+    /// audio, no layer is above the render cap, audio is always on, and the
+    /// totals the allocator reports add up.
+    @Test(arguments: AllocationMode.allCases)
+    func randomInputsNeverOverrunTheEstimate(mode: AllocationMode) {
+        var random = SplitMix(seed: 7)
+        var allocator = StreamAllocator(profile: AllocationProfile(mode: mode))
+        let renders: [AllocatorTrack.RenderSize?] = [nil, .init(width: 320, height: 180), .init(width: 640, height: 360)]
+        var now = MediaTime.seconds(0)
+        for _ in 0..<500 {
+            var tracks = [AllocatorTrack(audio: TrackID(100), bitrate: 32_000)]
+            for id in 1...Int(random.next() % 6 + 1) {
+                var live = Set((0..<3).filter { _ in random.next() % 4 != 0 })
+                if live.isEmpty { live = [0] }
+                tracks.append(
+                    Self.camera(
+                        UInt32(id), priority: TrackPriority.allCases[Int(random.next() % 3)], live: live,
+                        render: renders[Int(random.next() % 3)], dominant: random.next() % 5 == 0))
+            }
+            let budget = Int(random.next() % 4_000_000)
+            let result = allocator.allocate(budget: budget, tracks: tracks, now: now)
+            let video = Self.videoTotal(result, tracks)
+            #expect(video <= max(0, budget - 32_000))
+            #expect(allocator.allocatedBitrate == video + 32_000)
+            #expect(result[0].decision == .forward(spatial: 0, temporal: 0))
+            for (allocation, track) in zip(result, tracks).dropFirst() {
+                guard case .forward(let spatial, _) = allocation.decision, let render = track.renderSize else { continue }
+                let cap = render.width <= 320 ? 0 : 1
+                let lowestLive = track.layers.firstIndex(where: \.isLive) ?? 0
+                #expect(spatial <= max(cap, lowestLive))
+            }
+            now = now.adding(milliseconds: UInt64(random.next() % 2000))
+        }
+    }
+
     // MARK: Inputs
 
     @Test func audioComesFirstAndIsNeverSwitchedOff() {
