@@ -70,11 +70,24 @@ public struct LayerSelector: Sendable {
     /// highest when none does or when there is no render size.
     public func idealLayer(_ layer: (Int) -> Layer) -> Int {
         guard let render = renderSize else { return layerCount - 1 }
+        return Self.coveringLayer(render: render, layerCount: layerCount) {
+            let size = layer($0)
+            return (size.width, size.height)
+        }
+    }
+
+    /// The smallest of `layerCount` layers (sizes by `size(i)`, lowest
+    /// first) that covers `render`, long side against long side and short
+    /// against short; the highest when none does. The `StreamAllocator`
+    /// caps its choice with the same rule.
+    public static func coveringLayer(
+        render: (width: Int, height: Int), layerCount: Int, size: (Int) -> (width: Int, height: Int)
+    ) -> Int {
         let renderLong = max(render.width, render.height)
         let renderShort = min(render.width, render.height)
         for index in 0..<layerCount {
-            let size = layer(index)
-            if max(size.width, size.height) >= renderLong && min(size.width, size.height) >= renderShort {
+            let layer = size(index)
+            if max(layer.width, layer.height) >= renderLong && min(layer.width, layer.height) >= renderShort {
                 return index
             }
         }
