@@ -14,7 +14,7 @@ final class PacerScenario {
     var sent = 0
 
     init() {
-        pacer.setRate(bitsPerSecond: 2_000_000)
+        pacer.setRate(bitsPerSecond: 1_000_000)  // paced at 2.5 Mbit/s
         // Warm up: fill and drain a while, so the rings have wrapped.
         for _ in 0..<5_000 { step() }
     }
@@ -24,8 +24,9 @@ final class PacerScenario {
         let pacingClass: PacingClass = handle % 10 == 0 ? .audio : handle % 17 == 0 ? .retransmission : .video
         _ = pacer.enqueue(handle, size: pacingClass == .audio ? 120 : 1_180, class: pacingClass, now: now)
         handle &+= 1
-        // 1 ms steps: 1,180 bytes a millisecond is 9.4 Mbit/s offered to a
-        // 5 Mbit/s pacer, so the queue grows until stale video is dropped.
+        // 1 ms steps: about 1,070 bytes a millisecond (8.6 Mbit/s) offered
+        // to a 2.5 Mbit/s pacer, so the queue grows to its 2 s (530 video
+        // packets, inside the ring's 1,024) and stale video is dropped.
         now = now.adding(nanoseconds: 1_000_000)
         while let output = pacer.dequeue(now: now) {
             if case .send = output { sent &+= 1 }
