@@ -167,9 +167,7 @@ public struct Pacer: Sendable {
     /// `nextSendTime`). Call until nil.
     public mutating func dequeue(now: MediaTime) -> Output? {
         refill(now: now)
-        if expectedQueueNanoseconds > configuration.maximumQueueNanoseconds,
-            let stale = rings.video.removeFirst()
-        {
+        if hasStaleVideo, let stale = rings.video.removeFirst() {
             counters.droppedStale += 1
             return .drop(stale)
         }
@@ -187,7 +185,7 @@ public struct Pacer: Sendable {
     /// nil when nothing is queued.
     public func nextSendTime(now: MediaTime) -> MediaTime? {
         guard queuedPackets > 0 else { return nil }
-        if !rings.audio.isEmpty || expectedQueueNanoseconds > configuration.maximumQueueNanoseconds { return now }
+        if !rings.audio.isEmpty || hasStaleVideo { return now }
         let available = credit(at: now)
         if available >= -Self.slack { return now }
         let wait = (-available * 8e9 / Double(drainRate)).rounded(.up)
@@ -226,6 +224,11 @@ public struct Pacer: Sendable {
             if let first { delay = max(delay, now.nanoseconds(since: first.enqueued)) }
         }
         return delay
+    }
+
+    /// The queue holds more than its maximum time and video to drop.
+    private var hasStaleVideo: Bool {
+        !rings.video.isEmpty && expectedQueueNanoseconds > configuration.maximumQueueNanoseconds
     }
 
     // MARK: the budget

@@ -182,6 +182,22 @@ import Testing
         #expect(pacer.expectedQueueNanoseconds <= 2_000_000_000)
     }
 
+    @Test func aLongQueueWithoutVideoWaitsForTheBudget() {
+        var pacer = Pacer(configuration: .init(minimumRate: 250_000))
+        let now = MediaTime.milliseconds(0)
+        // 3 s of retransmissions: too long, but nothing the pacer may drop,
+        // so it paces them instead of waking the caller for nothing.
+        for handle in 0..<75 {
+            let result = pacer.enqueue(UInt32(handle), size: 1_250, class: .retransmission, now: now)
+            #expect(result)
+        }
+        var atOnce = 0
+        while pacer.dequeue(now: now) != nil { atOnce += 1 }
+        #expect(atOnce == 1)
+        #expect(pacer.nextSendTime(now: now) == now.adding(milliseconds: 35))
+        #expect(pacer.counters.droppedStale == 0)
+    }
+
     @Test func aFullRingRefusesAndCounts() {
         var pacer = Pacer(configuration: .init(audioCapacity: 4))
         let now = MediaTime.milliseconds(0)
