@@ -20,7 +20,7 @@ python3 - "$out" <<'PY'
 import re, sys
 # Packet-path benchmarks: 0 mallocs per packet. "SFU+SRTP" is reported only:
 # Debian's libsrtp2 (on NSS) allocates inside every protect.
-budget = re.compile(r'^(RTP|RTCP|SFU VP8)')
+budget = re.compile(r'^(RTP|RTCP|SFU VP8|SFU Pacer)')
 name, failures, checked = None, [], 0
 for line in open(sys.argv[1], encoding='utf-8'):
     line = line.rstrip('\n')

@@ -11,7 +11,8 @@ set -euo pipefail
 #   build:  the C libraries behind CSRTP, COpenSSL, CVPX, COpus, and pkg-config
 #   tests:  python3-venv (aiortc, schemathesis), chromium (interop, SDP fixture
 #           capture), firefox-esr (SDP fixture capture), sqlite3 (the history store), iproute2 (network
-#           namespaces for interop tests), binutils (readelf, for
+#           namespaces for interop tests; tc for scripts/shape.sh's htb
+#           bottleneck, which needs the kernel's sch_htb and cls_u32), binutils (readelf, for
 #           scripts/check-deploy.sh). The fuzzers use the Swift toolchain's
 #           own libFuzzer and AddressSanitizer runtimes.
 PACKAGES=(

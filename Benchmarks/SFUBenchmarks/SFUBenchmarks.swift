@@ -148,6 +148,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal, .throughput], maxDuration: .seconds(2), maxIterations: 100_000)
     let perPacket = Benchmark.Configuration(scalingFactor: .kilo)
+    pacerBenchmarks()
 
     for subscribers in [1, 10, 50] {
         for (suffix, configuration) in [("x1000", perPacket), ("mallocs", Benchmark.defaultConfiguration)] {

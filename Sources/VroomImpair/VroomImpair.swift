@@ -16,14 +16,16 @@ struct VroomImpair: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "vroom-impair",
-        abstract: "A seeded UDP relay that drops, delays, reorders, duplicates and corrupts datagrams.",
+        abstract: "A seeded UDP relay that drops, delays, reorders, duplicates and corrupts datagrams, and limits their rate.",
         discussion: """
             Clients send to 127.0.0.1:<listen port>; each client's datagrams go to the target \
             from a socket of its own, and the target's replies come back. Prints one JSON line \
             {"event":"listening","port":N,...} at start, one {"event":"counters",...} line on \
             SIGUSR1, and a final {"event":"stopped",...} line with the counters on SIGTERM or SIGINT. \
             With --impair-after and --clear-after the link changes at run time (clean, then \
-            impaired, then clean again), each change printed as {"event":"profile","impaired":...}.
+            impaired, then clean again), each change printed as {"event":"profile","impaired":...}. \
+            With --rate-kbps each impaired direction is a bottleneck of that rate with a drop-tail queue \
+            of --queue-ms (counted as queueDropped), before the delay.
             """)
 
     @Option(help: "Dotted IPv4 address to listen on.")
@@ -65,6 +67,12 @@ struct VroomImpair: ParsableCommand {
     @Option(help: "Probability that one byte of a datagram is flipped (0...1).")
     var corrupt: Double = 0
 
+    @Option(help: "A bottleneck: the link's rate, kbit/s (a token bucket with a drop-tail queue; default: none).")
+    var rateKbps: Int?
+
+    @Option(help: "The bottleneck's queue, ms of data at --rate-kbps; datagrams beyond it are dropped (queueDropped).")
+    var queueMs: Double = 200
+
     @Option(help: "Relay clean until this many seconds after start, then impair (default: impaired from the start).")
     var impairAfter: Double?
 
@@ -79,6 +87,8 @@ struct VroomImpair: ParsableCommand {
         guard ImpairmentProfile.JitterDistribution(rawValue: jitterDistribution) != nil else {
             throw ValidationError("--jitter-distribution must be uniform or normal")
         }
+        if let rateKbps, rateKbps < 1 { throw ValidationError("--rate-kbps must be at least 1") }
+        guard queueMs >= 0 else { throw ValidationError("--queue-ms must be >= 0") }
         guard parsedTarget != nil else { throw ValidationError("--target must be IPV4:PORT") }
         for (name, value) in [("impair-after", impairAfter), ("clear-after", clearAfter)] {
             if let value, !(value >= 0) { throw ValidationError("--\(name) must be a number of seconds >= 0") }
@@ -99,7 +109,8 @@ struct VroomImpair: ParsableCommand {
             dropProbability: drop, delayMilliseconds: delayMs, jitterMilliseconds: jitterMs,
             jitterDistribution: ImpairmentProfile.JitterDistribution(rawValue: jitterDistribution) ?? .uniform,
             reorderProbability: reorder, reorderHoldMilliseconds: reorderHoldMs,
-            duplicateProbability: duplicate, corruptProbability: corrupt)
+            duplicateProbability: duplicate, corruptProbability: corrupt, rateKilobitsPerSecond: rateKbps,
+            queueMilliseconds: queueMs)
         guard let (targetHost, targetPort) = parsedTarget else { throw ValidationError("--target must be IPV4:PORT") }
 
         // Block the signals before the relay thread starts (it inherits the

@@ -2,7 +2,10 @@
 public struct ImpairmentCounters: Sendable, Equatable, Codable {
     /// Datagrams that arrived to be relayed this way.
     public var received = 0
+    /// Dropped at random (`dropProbability`).
     public var dropped = 0
+    /// Dropped by the bottleneck's full queue (`rateKilobitsPerSecond`).
+    public var queueDropped = 0
     /// Held back for reordering.
     public var reordered = 0
     /// Datagrams sent twice (each counts once here, twice in `sent`).

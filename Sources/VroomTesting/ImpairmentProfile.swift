@@ -29,11 +29,18 @@ public struct ImpairmentProfile: Sendable, Equatable, Codable {
     public var duplicateProbability: Double
     /// Probability that one byte of a datagram has bits flipped.
     public var corruptProbability: Double
+    /// A bottleneck (`BottleneckModel`): the link's rate, nil for none.
+    /// Datagrams pass it before the delay above (a queue at the link's
+    /// entry, then the way across).
+    public var rateKilobitsPerSecond: Int?
+    /// The bottleneck's drop-tail queue, in milliseconds of data at its rate.
+    public var queueMilliseconds: Double
 
     public init(
         dropProbability: Double = 0, delayMilliseconds: Double = 0, jitterMilliseconds: Double = 0,
         jitterDistribution: JitterDistribution = .uniform, reorderProbability: Double = 0,
-        reorderHoldMilliseconds: Double = 20, duplicateProbability: Double = 0, corruptProbability: Double = 0
+        reorderHoldMilliseconds: Double = 20, duplicateProbability: Double = 0, corruptProbability: Double = 0,
+        rateKilobitsPerSecond: Int? = nil, queueMilliseconds: Double = 200
     ) {
         self.dropProbability = dropProbability
         self.delayMilliseconds = delayMilliseconds
@@ -43,6 +50,8 @@ public struct ImpairmentProfile: Sendable, Equatable, Codable {
         self.reorderHoldMilliseconds = reorderHoldMilliseconds
         self.duplicateProbability = duplicateProbability
         self.corruptProbability = corruptProbability
+        self.rateKilobitsPerSecond = rateKilobitsPerSecond
+        self.queueMilliseconds = queueMilliseconds
     }
 
     /// A profile that passes everything at once.

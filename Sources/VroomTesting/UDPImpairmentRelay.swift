@@ -15,7 +15,8 @@ import Synchronization
 /// One thread, `poll` over the listening socket, the client sockets and a
 /// wake-up pipe; decisions come from `ImpairmentModel`s seeded from
 /// `seed` (upstream and downstream each get their own stream), sending times
-/// from `ImpairmentQueue`s. A test utility, also used by `vroom-impair`:
+/// from `ImpairmentQueue`s, after a `BottleneckModel` when a profile sets a
+/// rate. A test utility, also used by `vroom-impair`:
 /// it copies each datagram once, which a test's rates do not notice.
 ///
 /// ```swift
@@ -195,10 +196,14 @@ public final class UDPImpairmentRelay: Sendable {
         var clientIndex: [STUNAddress: Int] = [:]
         var upstream: ImpairmentModel
         var downstream: ImpairmentModel
+        /// The bottlenecks of profiles with a rate, nil without.
+        var upstreamBottleneck: BottleneckModel?
+        var downstreamBottleneck: BottleneckModel?
         var upstreamQueue = ImpairmentQueue<Outgoing>()
         var downstreamQueue = ImpairmentQueue<Outgoing>()
         var sent = (upstream: 0, downstream: 0)
         var sendErrors = (upstream: 0, downstream: 0)
+        var queueDropped = (upstream: 0, downstream: 0)
         var refusedClients = 0
         var profileGeneration = 0
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -210,6 +215,27 @@ public final class UDPImpairmentRelay: Sendable {
             var seeds = SeededGenerator(seed: relay.configuration.seed)
             upstream = ImpairmentModel(profile: relay.configuration.upstream, seed: seeds.next())
             downstream = ImpairmentModel(profile: relay.configuration.downstream, seed: seeds.next())
+            upstreamBottleneck = Self.bottleneck(relay.configuration.upstream, keeping: nil)
+            downstreamBottleneck = Self.bottleneck(relay.configuration.downstream, keeping: nil)
+        }
+
+        /// The bottleneck a profile asks for: `current` with the new rate
+        /// (its backlog kept), or a new one, or nil.
+        static func bottleneck(_ profile: ImpairmentProfile, keeping current: BottleneckModel?) -> BottleneckModel? {
+            guard let rate = profile.rateKilobitsPerSecond else { return nil }
+            guard var current else {
+                return BottleneckModel(kilobitsPerSecond: rate, queueMilliseconds: profile.queueMilliseconds)
+            }
+            current.set(kilobitsPerSecond: rate, queueMilliseconds: profile.queueMilliseconds)
+            return current
+        }
+
+        /// When a datagram arriving at `now` enters the delay stage: `now`
+        /// without a bottleneck, its departure from one, nil if its queue
+        /// was full.
+        static func pass(_ bottleneck: inout BottleneckModel?, length: Int, now: UInt64) -> UInt64? {
+            guard bottleneck != nil else { return now }
+            return bottleneck?.admit(length: length, now: now)
         }
 
         mutating func run() {
@@ -266,11 +292,17 @@ public final class UDPImpairmentRelay: Sendable {
                 guard count >= 0 else { return }
                 guard let client = client(for: from) else { continue }
                 let decision = upstream.decide(length: count)
+                guard !decision.dropped else { continue }
+                guard
+                    let departure = Self.pass(
+                        &upstreamBottleneck, length: count, now: UDPRelaySocket.monotonicNanoseconds())
+                else {
+                    queueDropped.upstream += 1
+                    continue
+                }
                 var bytes = Array(buffer[0..<count])
                 if let flip = decision.corruption { bytes[flip.index] ^= flip.mask }
-                upstreamQueue.schedule(
-                    Outgoing(bytes: bytes, client: client), decision: decision,
-                    now: UDPRelaySocket.monotonicNanoseconds())
+                upstreamQueue.schedule(Outgoing(bytes: bytes, client: client), decision: decision, now: departure)
             }
         }
 
@@ -282,11 +314,17 @@ public final class UDPImpairmentRelay: Sendable {
                 }
                 guard count >= 0 else { return }
                 let decision = downstream.decide(length: count)
+                guard !decision.dropped else { continue }
+                guard
+                    let departure = Self.pass(
+                        &downstreamBottleneck, length: count, now: UDPRelaySocket.monotonicNanoseconds())
+                else {
+                    queueDropped.downstream += 1
+                    continue
+                }
                 var bytes = Array(buffer[0..<count])
                 if let flip = decision.corruption { bytes[flip.index] ^= flip.mask }
-                downstreamQueue.schedule(
-                    Outgoing(bytes: bytes, client: client), decision: decision,
-                    now: UDPRelaySocket.monotonicNanoseconds())
+                downstreamQueue.schedule(Outgoing(bytes: bytes, client: client), decision: decision, now: departure)
             }
         }
 
@@ -336,6 +374,8 @@ public final class UDPImpairmentRelay: Sendable {
             profileGeneration = generation
             upstream.setProfile(profiles.upstream)
             downstream.setProfile(profiles.downstream)
+            upstreamBottleneck = Self.bottleneck(profiles.upstream, keeping: upstreamBottleneck)
+            downstreamBottleneck = Self.bottleneck(profiles.downstream, keeping: downstreamBottleneck)
         }
 
         func publishCounters() {
@@ -343,9 +383,11 @@ public final class UDPImpairmentRelay: Sendable {
             counters.upstream = upstream.counters
             counters.upstream.sent = sent.upstream
             counters.upstream.sendErrors = sendErrors.upstream
+            counters.upstream.queueDropped = queueDropped.upstream
             counters.downstream = downstream.counters
             counters.downstream.sent = sent.downstream
             counters.downstream.sendErrors = sendErrors.downstream
+            counters.downstream.queueDropped = queueDropped.downstream
             counters.clients = clients.count
             counters.refusedClients = refusedClients
             relay.shared.withLock { $0.counters = counters }

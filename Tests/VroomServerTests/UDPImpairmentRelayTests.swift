@@ -176,6 +176,36 @@ import Glibc
         #expect(counters.upstream.sent == 2 && counters.downstream.sent == 2)
     }
 
+    @Test func aRateLimitedDirectionQueuesThenDropsTheTail() throws {
+        let target = try TestUDPSocket()
+        // 800 kbit/s: a 1,000-byte datagram takes 10 ms; the queue holds 100 ms.
+        let relay = try UDPImpairmentRelay(
+            .init(targetPort: target.port, upstream: .init(rateKilobitsPerSecond: 800, queueMilliseconds: 100), seed: 4))
+        relay.start()
+        defer { relay.stop() }
+        let client = try TestUDPSocket()
+        // 40 datagrams at once: far more than 100 ms of data.
+        for index in 0..<40 { try client.send([UInt8(index)] + [UInt8](repeating: 0, count: 999), to: relay.port) }
+        var received: [UInt8] = []
+        var arrivals: [Date] = []
+        while let (bytes, _) = target.receive(timeoutMilliseconds: 500) {
+            received.append(bytes[0])
+            arrivals.append(Date())
+        }
+        let counters = relay.stop()
+        // The first goes at once, the queue holds 10 more (100 ms), the
+        // others are dropped; the relay's own pace (it reads the 40 over a
+        // few ms) may let one or two more in.
+        #expect((11...14).contains(received.count), "\(received.count) received")
+        #expect(received == received.sorted())
+        #expect(counters.upstream.queueDropped == 40 - received.count)
+        #expect(counters.upstream.dropped == 0)
+        if let first = arrivals.first, let last = arrivals.last {
+            // 10 datagrams behind the first, 10 ms each at the rate.
+            #expect(last.timeIntervalSince(first) >= 0.090, "\(last.timeIntervalSince(first)) s")
+        }
+    }
+
     @Test func delaysDatagramsInOrder() throws {
         let target = try TestUDPSocket()
         let relay = try UDPImpairmentRelay(

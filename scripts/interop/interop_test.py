@@ -6,6 +6,10 @@
 Scenarios (default: all but the simulcast ones):
   self    the tooling alone, no server: aiortc to aiortc through vroom-impair
           (5% loss, 50 +/- 10 ms both ways), with the checks below
+  shape   the htb bottleneck alone, no server (scripts/shape.sh, shaping.py):
+          2 Mbit/s into a UDP port shaped to 500 kbit/s arrives at 500
+          kbit/s +/- 20%, then 1000 kbit/s after a mid-test change; skipped
+          outside a loopback-only network namespace
   a2, a3  two / three aiortc participants: each receives the others' tracks,
           decodes 320x240 frames with increasing frame numbers, hears each
           publisher's tone
@@ -1093,8 +1097,24 @@ async def scenario_sim_plain(report, context):
         check_smooth(report, f"{name}, the last 5 s", sink, now - 5, now)
 
 
+async def scenario_shape(report, context):
+    """The htb bottleneck of scripts/shape.sh (no server): 2 Mbit/s into a
+    port shaped to 500 kbit/s arrives at 500 kbit/s, then at 1000 kbit/s
+    after a change mid-test; an unshaped port beside it is untouched. Only
+    in a loopback-only namespace (run.sh's unshare --net): elsewhere it is
+    skipped, never run against the machine's own interfaces."""
+    from shaping import can_shape, check_shaping
+    reason = can_shape()
+    if reason:
+        print(f"    SKIP shaping: {reason}", flush=True)
+        return
+    await asyncio.to_thread(check_shaping, report.check)
+
+
 SCENARIOS = {
     "self": ("the tooling alone: aiortc to aiortc through vroom-impair (no server)", scenario_self),
+    "shape": ("the htb bottleneck (scripts/shape.sh): 500 kbit/s, then 1000 kbit/s, within 20% (no server)",
+              scenario_shape),
     "a2": ("two aiortc participants exchange audio and video", lambda r, c: scenario_a(r, c, 2)),
     "a3": ("three aiortc participants exchange audio and video", lambda r, c: scenario_a(r, c, 3)),
     "b": ("disable/enable stops and resumes forwarding; unpublish leaves the next offer", scenario_b),
@@ -1117,6 +1137,8 @@ SCENARIOS = {
 # server does simulcast.
 SIMULCAST_SCENARIOS = ["sim", "sim-switchoff", "sim-layers", "sim-plain"]
 DEFAULT_SCENARIOS = list(SCENARIOS)
+# The tooling checks, run without a vroom-server.
+SERVERLESS_SCENARIOS = {"self", "shape"}
 
 
 class Context:
@@ -1141,7 +1163,7 @@ async def run_scenario(name, args, log_dir):
     context = Context(args, log_dir)
     server_log = os.path.join(log_dir, f"vroom-server-{name}.log")
     try:
-        if name != "self":
+        if name not in SERVERLESS_SCENARIOS:
             context.server = VroomServer(context.server_binary, log_path=server_log).start()
             print(f"    vroom-server on {context.server.url}, UDP {context.server.rtc_ports} (log {server_log})")
         await asyncio.wait_for(body(report, context), SCENARIO_TIMEOUT)
@@ -1194,7 +1216,8 @@ async def main():
 
     reports = [await run_scenario(name, args, log_dir) for name in names]
     print("\n== summary" + (" (--signaling-only: stops at media steps pass)" if args.signaling_only else ""))
-    verdicts = [r.signaling_passed if args.signaling_only and r.name != "self" else r.passed for r in reports]
+    verdicts = [r.signaling_passed if args.signaling_only and r.name not in SERVERLESS_SCENARIOS else r.passed
+                for r in reports]
     for report, verdict in zip(reports, verdicts):
         where = f" (stopped at {report.stopped_at})" if report.stopped_at else ""
         failed = [label for label, ok, _ in report.checks if not ok]
