@@ -1,5 +1,6 @@
 import Packets
 import Testing
+import VroomTesting
 @testable import SFU
 
 /// The allocator's decisions on their own, on a virtual clock (STYLE.md
@@ -191,7 +192,7 @@ import Testing
         var allocator = StreamAllocator(profile: AllocationProfile(mode: mode))
         let priorities: [TrackPriority] = [.standard, .low, .high, .standard, .low, .standard]
         let tracks = priorities.enumerated().map { Self.camera(UInt32($0.offset + 1), priority: $0.element) }
-        var random = SplitMix(seed: 13)
+        var random = SeededGenerator(seed: 13)
         var lastChange: [TrackID: MediaTime] = [:]
         var previous: [TrackID: Allocation.Decision] = [:]
         var changes = 0
@@ -289,7 +290,7 @@ import Testing
     /// totals the allocator reports add up.
     @Test(arguments: AllocationMode.allCases)
     func randomInputsNeverOverrunTheEstimate(mode: AllocationMode) {
-        var random = SplitMix(seed: 7)
+        var random = SeededGenerator(seed: 7)
         var allocator = StreamAllocator(profile: AllocationProfile(mode: mode))
         let renders: [AllocatorTrack.RenderSize?] = [nil, .init(width: 320, height: 180), .init(width: 640, height: 360)]
         var now = MediaTime.seconds(0)
@@ -402,18 +403,5 @@ import Testing
         // tracks one step ahead of the last.
         #expect(Self.decision(first[0], 1) == .forward(spatial: 1, temporal: 0))
         #expect(Self.decision(first[0], 5) == .forward(spatial: 0, temporal: 2))
-    }
-}
-
-/// A seeded generator, so noise is the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1330_11EB
-        return z ^ (z >> 31)
     }
 }
