@@ -14,7 +14,8 @@ struct ProbeController: Sendable {
     static let continueRatio = 0.7
     /// How long to wait for a probe's result before giving up on going on.
     static let resultTimeout: UInt64 = 1_000_000_000
-    static let requestInterval: UInt64 = 3_000_000_000
+    static let firstRetry: UInt64 = 2_000_000_000
+    static let maximumRetry: UInt64 = 8_000_000_000
     static let applicationLimitedInterval: UInt64 = 5_000_000_000
     /// Five packets and 40 ms at the target rate: fewer packets make the
     /// arrival spacing one or two packets' jitter.
@@ -32,6 +33,10 @@ struct ProbeController: Sendable {
     private var waitingUntil: UInt64?
     private var lastProbe: UInt64?
     private var lastRequested: UInt64?
+    private var retryInterval = ProbeController.firstRetry
+    /// The estimate when the last requested probe went out: a result above
+    /// it by 10% found headroom.
+    private var estimateAtRequest: Double?
     /// What the allocator last said it wants; probes never exceed it.
     private var wanted: Double?
 
@@ -43,11 +48,19 @@ struct ProbeController: Sendable {
 
     /// The allocator wants `target`; a probe if it is well above `estimate`.
     mutating func request(target: Double, estimate: Double, now: UInt64) {
+        let isNewWant = target > (wanted ?? 0) * 1.2
         wanted = target
         guard target > estimate * 1.2, isIdle else { return }
         if let waitingUntil, now < waitingUntil { return }
-        if let lastRequested, now < lastRequested + Self.requestInterval { return }
+        if !isNewWant, let lastRequested, now < lastRequested + retryInterval { return }
+        if let before = estimateAtRequest, estimate < before * 1.1 {
+            // The last one found nothing: wait longer before the next.
+            retryInterval = min(retryInterval * 2, Self.maximumRetry)
+        } else {
+            retryInterval = Self.firstRetry
+        }
         lastRequested = now
+        estimateAtRequest = estimate
         enqueue(min(target, 2 * estimate), continuing: true)
     }
 
