@@ -8,7 +8,7 @@ struct AcknowledgedBitrate: Sendable {
     /// longer one lags a halved link by more than the 1 s we allow to react.
     static let binLength: Int64 = 150_000_000
     /// Weight of the newest bin in the smoothed rate.
-    static let newWeight = 0.5
+    static let newWeight = 0.7
 
     private var binStart: Int64?
     private var binBytes = 0

@@ -15,6 +15,8 @@ struct BandwidthSimulation {
     /// Whether the sender asks for probes when it wants more than the
     /// estimate (the allocator's `requestProbe`).
     var requestsProbes = true
+    /// Whether the sender sends the probes the estimator asks for at all.
+    var probes = true
     let packetSize = 1200
     let feedbackInterval: UInt64 = 50_000_000
     let step: UInt64 = 1_000_000
@@ -59,7 +61,7 @@ struct BandwidthSimulation {
         } else if requestsProbes, sourceCap == nil {
             estimator.requestProbe(targetBitsPerSecond: estimator.configuration.maximumBitsPerSecond, now: at)
         }
-        if probe == nil, let request = estimator.nextProbe(now: at) {
+        if probes, probe == nil, let request = estimator.nextProbe(now: at) {
             probe = (request, 0, 0)
         }
         let rate = probe.map { Double($0.request.bitsPerSecond) } ?? min(estimate, sourceCap ?? .infinity)
