@@ -12,6 +12,16 @@ struct BottleneckLink {
     /// When the link finishes sending everything queued so far.
     private var busyUntil: UInt64 = 0
     private(set) var dropped = 0
+    private(set) var delivered = 0
+    /// Sum of delivered packets' queueing delays, ns.
+    private(set) var queueingDelayTotal: UInt64 = 0
+
+    /// Forgets the counts (to measure from a point of a run on).
+    mutating func resetCounts() {
+        dropped = 0
+        delivered = 0
+        queueingDelayTotal = 0
+    }
 
     init(bitsPerSecond: Double, propagation: UInt64 = 30_000_000, randomLoss: Double = 0) {
         self.bitsPerSecond = bitsPerSecond
@@ -33,6 +43,8 @@ struct BottleneckLink {
             dropped += 1
             return nil
         }
+        delivered += 1
+        queueingDelayTotal += start - now
         busyUntil = start + UInt64(Double(size * 8) / bitsPerSecond * 1e9)
         return busyUntil + propagation
     }
