@@ -15,6 +15,12 @@ import Packets
 /// application-limited sender (`ApplicationLimitedDetector`) neither grows
 /// nor shrinks it. Without transport-cc, REMB is the estimate, bounded by
 /// loss.
+///
+/// Known limit (measured in BandwidthEstimatorTests): when the start rate
+/// already fills the link (300 kbit/s start on a 300 kbit/s link), the
+/// initial probes fill the 100 ms queue and it never drains, so the delay
+/// trend stays flat; the estimate settles at 326 kbit/s with ~8% loss, held
+/// by the loss bound (2-10% is its hold zone), not by the delay trend.
 public struct BandwidthEstimator: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var startBitsPerSecond: UInt64
