@@ -174,6 +174,50 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The downlink estimator (issue 13 item 2): onPacketSent runs for every
+    // packet a subscriber connection sends and must allocate nothing;
+    // onFeedback runs per transport-cc feedback (every 50-100 ms) on the
+    // caller's preallocated array.
+    Benchmark("BWE onPacketSent, 1000 packets (mallocs)") { benchmark in
+        var estimator = BandwidthEstimator()
+        var now = MediaTime.seconds(1)
+        estimator.onPacketSent(size: 1200, at: now)
+        benchmark.startMeasurement()
+        for _ in 0..<1000 {
+            now = now.adding(nanoseconds: 3_840_000)  // 1200 bytes at 2.5 Mbit/s
+            estimator.onPacketSent(size: 1200, at: now)
+        }
+        benchmark.stopMeasurement()
+        blackHole(estimator.isApplicationLimited)
+    }
+    Benchmark("BWE onFeedback, 100 feedbacks of 13 packets (mallocs)") { benchmark in
+        var estimator = BandwidthEstimator()
+        var feedback = [PacketFeedback](
+            repeating: PacketFeedback(sequence: 0, size: 1200, sendTime: .seconds(0), arrival: 0), count: 13)
+        var sequence: UInt64 = 0
+        func fill(_ round: Int) {
+            for i in feedback.indices {
+                let send = UInt64(round) * 50_000_000 + UInt64(i) * 3_840_000
+                feedback[i] = PacketFeedback(
+                    sequence: sequence, size: 1200, sendTime: MediaTime(nanoseconds: send),
+                    arrival: Int64(send) + 40_000_000 + (i % 5 == 0 ? 1_000_000 : 0))
+                sequence += 1
+            }
+        }
+        // Warm up: the first feedbacks start the filters.
+        for round in 0..<5 {
+            fill(round)
+            estimator.onFeedback(feedback, now: MediaTime(nanoseconds: UInt64(round + 1) * 50_000_000 + 80_000_000))
+        }
+        benchmark.startMeasurement()
+        for round in 5..<105 {
+            fill(round)
+            estimator.onFeedback(feedback, now: MediaTime(nanoseconds: UInt64(round + 1) * 50_000_000 + 80_000_000))
+        }
+        benchmark.stopMeasurement()
+        blackHole(estimator.estimate)
+    }
+
     for subscribers in [10, 50] {
         Benchmark("SFU VP8 simulcast forward with switches to \(subscribers) subscribers (x1000)", configuration: perPacket) {
             benchmark in

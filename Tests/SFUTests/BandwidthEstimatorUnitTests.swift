@@ -1,0 +1,111 @@
+import Packets
+import Testing
+@testable import SFU
+
+/// The estimator's parts and its REMB path, without the simulator.
+@Suite struct BandwidthEstimatorUnitTests {
+    /// Groups 5 ms apart whose arrivals drift later by 1 ms each: a queue
+    /// building. The trend crosses the threshold and reports overuse; the
+    /// same groups arriving on time stay normal.
+    @Test func trendlineReportsOveruseOnGrowingDelayOnly() {
+        func usage(drift: Int64) -> BandwidthUsage {
+            var arrival = InterArrival()
+            var trendline = TrendlineFilter()
+            var sawOveruse = false
+            for i in 0..<100 {
+                let send = UInt64(i) * 6_000_000
+                let arrive = Int64(send) + 40_000_000 + Int64(i) * drift
+                if let delta = arrival.add(sendTime: send, arrival: arrive) {
+                    trendline.update(delta)
+                    if trendline.usage == .overusing { sawOveruse = true }
+                }
+            }
+            return sawOveruse ? .overusing : trendline.usage
+        }
+        #expect(usage(drift: 1_000_000) == .overusing)
+        #expect(usage(drift: 0) == .normal)
+    }
+
+    /// A 2 Mbit/s probe through a 1 Mbit/s bottleneck arrives at 1 Mbit/s:
+    /// saturated, the result is 95% of the arrival rate. Through a wide link
+    /// it arrives as sent: the send rate.
+    @Test func probeResultIsTheArrivalRateWhenSaturated() {
+        func measure(linkBitsPerSecond: Double) -> Double? {
+            var estimator = ProbeBitrateEstimator()
+            var result: Double?
+            let sendSpacing = UInt64(1200 * 8 * 1e9 / 2_000_000)
+            let arriveSpacing = Int64(1200 * 8 * 1e9 / min(linkBitsPerSecond, 2_000_000))
+            for i in 0..<10 {
+                result = estimator.add(
+                    cluster: 3, minimumPackets: 5, sendTime: UInt64(i) * sendSpacing,
+                    arrival: 50_000_000 + Int64(i) * arriveSpacing, size: 1200
+                ) ?? result
+            }
+            return result
+        }
+        let saturated = measure(linkBitsPerSecond: 1_000_000)
+        #expect(saturated.map { abs($0 - 950_000) < 10_000 } == true)
+        let clear = measure(linkBitsPerSecond: 10_000_000)
+        #expect(clear.map { abs($0 - 2_000_000) < 10_000 } == true)
+        // A probe arriving at a quarter of its send rate says nothing.
+        #expect(measure(linkBitsPerSecond: 500_000) == nil)
+    }
+
+    /// Without transport-cc, REMB is the estimate, bounded by the receiver
+    /// reports' loss; no probes are asked for (nothing could measure them).
+    @Test func rembOnlyClientFollowsREMB() {
+        var estimator = BandwidthEstimator()
+        var now = MediaTime.seconds(1)
+        estimator.onREMB(bitsPerSecond: 800_000, now: now)
+        #expect(estimator.estimate == 800_000)
+        #expect(estimator.nextProbe(now: now) == nil)
+        now = now.adding(milliseconds: 1000)
+        estimator.onREMB(bitsPerSecond: 400_000, now: now)
+        #expect(estimator.estimate == 400_000)
+        now = now.adding(milliseconds: 1000)
+        estimator.onREMB(bitsPerSecond: 1_500_000, now: now)
+        #expect(estimator.estimate == 1_500_000)
+        // 20% loss reported: the bound cuts by half of it.
+        now = now.adding(milliseconds: 1000)
+        estimator.onLossReport(fractionLost: 0.2, now: now)
+        #expect(estimator.estimate == 1_350_000)
+        // REMB rising does not lift the loss bound; clean reports do, 8% a
+        // second, until it no longer binds.
+        estimator.onREMB(bitsPerSecond: 2_000_000, now: now)
+        #expect(estimator.estimate == 1_350_000)
+        for _ in 0..<10 {
+            now = now.adding(milliseconds: 1000)
+            estimator.onLossReport(fractionLost: 0, now: now)
+        }
+        #expect(estimator.estimate == 2_000_000)
+        // Outside the configured bounds: clamped.
+        estimator.onREMB(bitsPerSecond: 5_000, now: now)
+        #expect(estimator.estimate == 30_000)
+    }
+
+    /// With transport-cc in use, REMB caps the delay-based estimate.
+    @Test func rembCapsTheTransportCCEstimate() {
+        var estimator = BandwidthEstimator()
+        let now = MediaTime.seconds(1)
+        estimator.onFeedback(
+            [PacketFeedback(sequence: 0, size: 1200, sendTime: .milliseconds(950), arrival: 5_000_000_000)], now: now
+        )
+        estimator.onREMB(bitsPerSecond: 100_000, now: now)
+        #expect(estimator.estimate == 100_000)
+    }
+
+    /// The first probes: 3x and 6x the start rate, numbered clusters, then
+    /// none until a result or a request.
+    @Test func initialProbesAreThreeAndSixTimesTheStart() {
+        var estimator = BandwidthEstimator()
+        let now = MediaTime.seconds(0)
+        let first = estimator.nextProbe(now: now)
+        let second = estimator.nextProbe(now: now)
+        #expect(first?.bitsPerSecond == 900_000)
+        #expect(second?.bitsPerSecond == 1_800_000)
+        #expect(first?.cluster == 0)
+        #expect(second?.cluster == 1)
+        #expect((first?.minimumPackets ?? 0) >= 5)
+        #expect(estimator.nextProbe(now: now.adding(milliseconds: 100)) == nil)
+    }
+}
