@@ -47,13 +47,16 @@ struct RoomStatsResource: Sendable {
         var status: String
         @JSONNullable var networkQuality: QualityJSON?
         @JSONNullable var roundTripTimeMs: Double?
+        /// The server's downlink estimate for the subscriber connection, in
+        /// bits per second (PROTOCOL.md 7); null before its first feedback.
+        @JSONNullable var availableOutgoingBitrate: Int?
         var publishedTracks: [PublishedJSON]
         var subscribedTracks: [SubscribedJSON]
 
         enum CodingKeys: String, CodingKey {
             case participantSID = "participant_sid", identity, status, networkQuality = "network_quality"
-            case roundTripTimeMs = "round_trip_time_ms", publishedTracks = "published_tracks"
-            case subscribedTracks = "subscribed_tracks"
+            case roundTripTimeMs = "round_trip_time_ms", availableOutgoingBitrate = "available_outgoing_bitrate"
+            case publishedTracks = "published_tracks", subscribedTracks = "subscribed_tracks"
         }
     }
 
@@ -156,6 +159,7 @@ struct RoomStatsResource: Sendable {
             status: participant.record.status.rawValue,
             networkQuality: (media?.networkQuality).flatMap { $0.level == nil ? nil : Self.qualityJSON($0) },
             roundTripTimeMs: Self.milliseconds(media?.roundTripTime),
+            availableOutgoingBitrate: (media?.availableOutgoingBitrate).map { Int(clamping: $0) },
             publishedTracks: (media?.published ?? []).map(publishedJSON),
             subscribedTracks: (media?.subscribed ?? []).map(subscribedJSON))
     }

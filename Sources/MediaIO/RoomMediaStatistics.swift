@@ -22,6 +22,7 @@ public struct RoomMediaStatistics<Participant: Hashable & Sendable, Track: Hasha
             var figures = ParticipantMediaStatistics<P, T>()
             figures.networkQuality = media.networkQuality
             figures.roundTripTime = media.roundTripTime
+            figures.availableOutgoingBitrate = media.availableOutgoingBitrate
             figures.published = media.published.compactMap { entry in
                 track(entry.track).map { PublishedTrackStatistics(track: $0, receiver: entry.receiver) }
             }.sorted { $0.track < $1.track }
@@ -46,6 +47,9 @@ public struct ParticipantMediaStatistics<Participant: Hashable & Sendable, Track
     /// Seconds, from the subscriber's receiver reports (RFC 3550 LSR/DLSR);
     /// nil before one echoed a sender report of ours.
     public var roundTripTime: Double?
+    /// The downlink estimate of its subscriber connection, bits per second;
+    /// nil before the subscriber's first transport-cc feedback or REMB.
+    public var availableOutgoingBitrate: UInt64?
     public var published: [PublishedTrackStatistics<Track>] = []
     public var subscribed: [SubscribedTrackStatistics<Participant, Track>] = []
 
@@ -127,6 +131,7 @@ extension MediaWorkerRooms {
             if let router {
                 if let subscriber = entry.subscriber {
                     figures.roundTripTime = router.roundTripTime(subscriber: subscriber, now: now)
+                    figures.availableOutgoingBitrate = router.downlinkEstimate(subscriber: subscriber)
                     for track in entry.subscribed {
                         guard let snapshot = router.downTrackSnapshot(track: track.track.trackID, subscriber: subscriber, now: now)
                         else { continue }

@@ -2,7 +2,8 @@ import Packets
 
 /// What subscriber connections say about their downlink (issue 13):
 /// transport-cc feedback mapped back to what was sent, and REMB. The
-/// downlink estimator takes it from here.
+/// downlink estimator (one per subscriber connection) takes it as it
+/// comes; `takePacketFeedback` gives the same packets to tests.
 extension Router {
     /// Feedback kept per subscriber until taken: 1,024 packets (about 1 s
     /// of a 10 Mbit/s downlink); older entries go first.
@@ -21,6 +22,13 @@ extension Router {
         subscribers[subscriber]?.remb
     }
 
+    /// The downlink estimate of `subscriber`'s connection in bits per
+    /// second (transport-cc feedback, else REMB); nil before either came.
+    public func downlinkEstimate(subscriber: TransportID) -> UInt64? {
+        guard let session = subscribers[subscriber], session.hasDownlinkFeedback else { return nil }
+        return session.estimator.estimate
+    }
+
     /// Reported received, reported lost, and reports about packets the
     /// send history does not hold (too old, or never sent).
     public func feedbackCounts(subscriber: TransportID) -> (received: UInt64, lost: UInt64, unknown: UInt64)? {
@@ -31,10 +39,17 @@ extension Router {
     /// with its send record. Arrival times are the feedback's reference
     /// time (64 ms units) plus the running sum of its deltas (250 us
     /// units), on the receiver's clock.
-    func absorb(_ feedback: TransportCCFeedbackView, session: SubscriberSession) {
+    func absorb(_ feedback: TransportCCFeedbackView, session: SubscriberSession, now: MediaTime) {
         var arrival = Int64(feedback.referenceTime) &* 64_000_000
         if session.feedback.count >= Self.feedbackCapacity {
             session.feedback.removeFirst(session.feedback.count &- Self.feedbackCapacity / 2)
+        }
+        let first = session.feedback.count
+        defer {
+            if session.feedback.count > first {
+                session.hasDownlinkFeedback = true
+                session.feedback[first...].withUnsafeBufferPointer { session.estimator.onFeedback(buffer: $0, now: now) }
+            }
         }
         for result in feedback.packets {
             var arrived: Int64?

@@ -76,9 +76,11 @@ extension Router {
         case .senderReport(let sr):
             for block in sr.reports { absorb(block, session: session, now: now) }
         case .transportCCFeedback(let feedback):
-            absorb(feedback, session: session)
+            absorb(feedback, session: session, now: now)
         case .receiverEstimatedMaxBitrate(let remb):
             session.remb = (remb.bitrate, now)
+            session.hasDownlinkFeedback = true
+            session.estimator.onREMB(bitsPerSecond: remb.bitrate, now: now)
         default:
             break
         }

@@ -215,6 +215,7 @@ extension Router {
         }
         // Feedback maps back to this (send time, size) by the number.
         if session.transportCCExtensionID != nil { session.sendHistory.record(size: length, at: now) }
+        session.estimator.onPacketSent(size: length, at: now)
         sink.commit(transport: transport, length: length, kind: .rtp)
         return length
     }

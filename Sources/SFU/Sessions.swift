@@ -47,6 +47,11 @@ final class SubscriberSession {
     var feedback: [PacketFeedback] = []
     /// The subscriber's newest REMB (bits per second), and when it came.
     var remb: (bitsPerSecond: UInt64, at: MediaTime)?
+    /// The downlink estimate (issue 13), fed by every packet sent here and
+    /// by the subscriber's transport-cc feedback or REMB; it reports
+    /// nothing before the first of those.
+    var estimator = BandwidthEstimator()
+    var hasDownlinkFeedback = false
     /// Feedback figures: packets reported received and lost, and reports
     /// about packets the history no longer (or never) held.
     var feedbackReceived: UInt64 = 0

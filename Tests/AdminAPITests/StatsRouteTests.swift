@@ -64,7 +64,7 @@ import WebRTC
 
     static let roomKeys: Set<String> = ["room_sid", "account_sid", "unique_name", "status", "date_generated", "url", "participants"]
     static let participantKeys: Set<String> = [
-        "participant_sid", "identity", "status", "network_quality", "round_trip_time_ms", "published_tracks", "subscribed_tracks",
+        "participant_sid", "identity", "status", "network_quality", "round_trip_time_ms", "available_outgoing_bitrate", "published_tracks", "subscribed_tracks",
     ]
     static let publishedKeys: Set<String> = [
         "track_sid", "name", "kind", "enabled", "ssrc", "packets_received", "bytes_received", "bitrate_bps", "packets_lost",

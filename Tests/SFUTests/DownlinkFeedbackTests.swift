@@ -62,6 +62,32 @@ import Testing
         #expect(room.router.takePacketFeedback(subscriber: R.bob).map(\.size) == packets.prefix(1).map(\.bytes.count))
     }
 
+    /// The connection's downlink estimate runs on what it is sent and told:
+    /// nothing before feedback, then the estimator's figure; a subscriber
+    /// whose feedback says most of it is lost gets a lower one.
+    @Test func feedbackDrivesTheDownlinkEstimate() throws {
+        var room = try Room()
+        #expect(room.router.downlinkEstimate(subscriber: R.bob) == nil)
+        var lossy: UInt64 = 0
+        for round in 0..<40 {
+            var numbers: [UInt16] = []
+            for n in 0..<5 {
+                room.frame(UInt16(round * 5 + n), keyframe: round == 0 && n == 0)
+                numbers += try room.sink.drain().rtp(to: R.bob).compactMap { $0.extensions[3].map { UInt16($0[0]) << 8 | UInt16($0[1]) } }
+            }
+            // Only every third packet arrives.
+            let deltas: [Int16?] = numbers.indices.map { $0 % 3 == 0 ? 132 : nil }
+            room.router.receiveControl(
+                TransportCCFeedback(
+                    senderSSRC: SSRC(9), mediaSSRC: SSRC(0xB1), baseSequenceNumber: numbers[0],
+                    referenceTime: Int32(round), feedbackPacketCount: UInt8(round), deltas: deltas),
+                from: R.bob, now: room.now, into: &room.sink)
+            lossy = try #require(room.router.downlinkEstimate(subscriber: R.bob))
+        }
+        #expect(lossy < BandwidthEstimator.Configuration().startBitsPerSecond, "67% loss lowers the estimate: \(lossy)")
+        #expect(room.router.downlinkEstimate(subscriber: R.alice) == nil, "alice sent no feedback")
+    }
+
     @Test func theSubscribersREMBIsKept() throws {
         var room = try Room()
         #expect(room.router.remb(subscriber: R.bob) == nil)
@@ -71,6 +97,12 @@ import Testing
         let remb = try #require(room.router.remb(subscriber: R.bob))
         #expect(remb.bitsPerSecond > 780_000 && remb.bitsPerSecond <= 800_000)
         #expect(remb.at == room.now)
+        // Without transport-cc from it, REMB is the estimate.
+        room.router.receiveControl(
+            ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(9), bitrate: 800_000, ssrcs: [SSRC(0xA1)]),
+            from: R.alice, now: room.now, into: &room.sink)
+        let estimate = try #require(room.router.downlinkEstimate(subscriber: R.alice))
+        #expect(estimate > 700_000 && estimate <= 800_000, "\(estimate)")
     }
 
     @Test func theSendHistoryUnwrapsAndForgets() {

@@ -289,13 +289,14 @@ def build(twilio):
         },
         "ParticipantStats": {
             "type": "object",
-            "required": ["participant_sid", "identity", "status", "network_quality", "round_trip_time_ms", "published_tracks", "subscribed_tracks"],
+            "required": ["participant_sid", "identity", "status", "network_quality", "round_trip_time_ms", "available_outgoing_bitrate", "published_tracks", "subscribed_tracks"],
             "properties": {
                 "participant_sid": {"type": "string", "pattern": "^PA[0-9a-f]{32}$"},
                 "identity": {"type": "string"},
                 "status": {"$ref": "#/components/schemas/ParticipantStatus"},
                 "network_quality": {"anyOf": [{"$ref": "#/components/schemas/NetworkQualityStats"}, {"type": "null"}], "description": "Null before the first sample (one a second)."},
                 "round_trip_time_ms": {"type": ["number", "null"], "minimum": 0, "description": "From the subscriber connection's receiver reports (RFC 3550 LSR/DLSR)."},
+                "available_outgoing_bitrate": {"type": ["integer", "null"], "minimum": 0, "description": "The server's downlink estimate for the subscriber connection, bits per second (PROTOCOL.md section 7); null before the subscriber's first transport-cc feedback or REMB."},
                 "published_tracks": {"type": "array", "items": {"$ref": "#/components/schemas/PublishedTrackStats"}},
                 "subscribed_tracks": {"type": "array", "items": {"$ref": "#/components/schemas/SubscribedTrackStats"}},
             },
