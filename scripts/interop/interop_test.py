@@ -860,12 +860,17 @@ def check_smooth(report, label, sink, start, end):
                  f"{'; sink error ' + sink.error if sink.error else ''}")
 
 
+def viewer(context, identity, room, **options):
+    """An aiortc participant that publishes nothing and keeps Chromium's
+    frames as they are (no frame numbers to read): a simulcast subscriber."""
+    return Participant(context.server.url, identity, room, log=context.log, publish_audio=False,
+                       publish_video=False, read_numbers=False, **options)
+
+
 async def scenario_sim(report, context):
     room = "interop-sim"
-    small = Participant(context.server.url, "small", room, log=context.log, publish_audio=False,
-                        publish_video=False, read_numbers=False)
-    large = Participant(context.server.url, "large", room, log=context.log, publish_audio=False,
-                        publish_video=False, read_numbers=False)
+    small = viewer(context, "small", room)
+    large = viewer(context, "large", room)
     browser, camera = await chromium_publisher(report, context, room, [small, large])
     sinks = await chrome_video_sinks(report, [small, large])
     t0 = time.monotonic()
@@ -934,10 +939,8 @@ async def scenario_sim(report, context):
 
 async def scenario_sim_switchoff(report, context):
     room = "interop-sim-switchoff"
-    manual = Participant(context.server.url, "manual", room, log=context.log, publish_audio=False,
-                         publish_video=False, read_numbers=False)
-    other = Participant(context.server.url, "other", room, log=context.log, publish_audio=False,
-                        publish_video=False, read_numbers=False)
+    manual = viewer(context, "manual", room)
+    other = viewer(context, "other", room)
     browser, camera = await chromium_publisher(
         report, context, room, [manual, other],
         profiles={"manual": {"video": {"clientTrackSwitchOffControl": "manual"}}})
@@ -1005,10 +1008,8 @@ async def wait_publisher_layers(browser, camera, start, wanted, timeout):
 
 async def scenario_sim_layers(report, context):
     room = "interop-sim-layers"
-    a = Participant(context.server.url, "a", room, log=context.log, publish_audio=False, publish_video=False,
-                    read_numbers=False)
-    b = Participant(context.server.url, "b", room, log=context.log, publish_audio=False, publish_video=False,
-                    read_numbers=False)
+    a = viewer(context, "a", room)
+    b = viewer(context, "b", room)
     browser, camera = await chromium_publisher(report, context, room, [a, b])
     sinks = await chrome_video_sinks(report, [a, b])
     await check_active_layers(report, browser, camera)
@@ -1066,10 +1067,8 @@ async def scenario_sim_layers(report, context):
 
 async def scenario_sim_plain(report, context):
     room = "interop-sim-plain"
-    sized = Participant(context.server.url, "sized", room, log=context.log, publish_audio=False,
-                        publish_video=False, read_numbers=False)
-    plain = Participant(context.server.url, "plain", room, log=context.log, publish_audio=False,
-                        publish_video=False, read_numbers=False)
+    sized = viewer(context, "sized", room)
+    plain = viewer(context, "plain", room)
     browser, camera = await chromium_publisher(report, context, room, [sized, plain], simulcast=False)
     await content_preferences(report, sized, camera, SMALL)
     sinks = await chrome_video_sinks(report, [sized, plain], frames=60)
