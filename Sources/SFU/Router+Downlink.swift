@@ -3,14 +3,10 @@ import Packets
 /// What subscriber connections say about their downlink (issue 13):
 /// transport-cc feedback mapped back to what was sent, and REMB. The
 /// downlink estimator (one per subscriber connection) takes it as it
-/// comes; `takePacketFeedback` gives the same packets to tests.
+/// comes; `takePacketFeedback` gives the newest report's packets to tests.
 extension Router {
-    /// Feedback kept per subscriber until taken: 1,024 packets (about 1 s
-    /// of a 10 Mbit/s downlink); older entries go first.
-    static let feedbackCapacity = 1024
-
-    /// The packets `subscriber`'s feedback reported since the last call,
-    /// oldest first, each with its send time, size and arrival (nil: lost).
+    /// The packets the newest feedback from `subscriber` reported (once),
+    /// each with its send time, size and arrival (nil: lost).
     public func takePacketFeedback(subscriber: TransportID) -> [PacketFeedback] {
         guard let session = subscribers[subscriber] else { return [] }
         defer { session.feedback.removeAll(keepingCapacity: true) }
@@ -41,14 +37,13 @@ extension Router {
     /// units), on the receiver's clock.
     func absorb(_ feedback: TransportCCFeedbackView, session: SubscriberSession, now: MediaTime) {
         var arrival = Int64(feedback.referenceTime) &* 64_000_000
-        if session.feedback.count >= Self.feedbackCapacity {
-            session.feedback.removeFirst(session.feedback.count &- Self.feedbackCapacity / 2)
-        }
-        let first = session.feedback.count
+        // One feedback's packets at a time: the estimator takes them as they
+        // come, so the buffer never holds more than one report.
+        session.feedback.removeAll(keepingCapacity: true)
         defer {
-            if session.feedback.count > first {
+            if !session.feedback.isEmpty {
                 session.hasDownlinkFeedback = true
-                session.feedback[first...].withUnsafeBufferPointer { session.estimator.onFeedback(buffer: $0, now: now) }
+                session.feedback.withUnsafeBufferPointer { session.estimator.onFeedback(buffer: $0, now: now) }
             }
         }
         for result in feedback.packets {

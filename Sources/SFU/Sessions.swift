@@ -42,8 +42,8 @@ final class SubscriberSession {
     let transportCCExtensionID: UInt8?
     /// What was sent with which transport-wide sequence number (from 1).
     var sendHistory = SendHistory()
-    /// Transport-cc feedback mapped back to what was sent, oldest first,
-    /// until the estimator takes it (`takePacketFeedback`); bounded.
+    /// The newest transport-cc feedback mapped back to what was sent (a
+    /// scratch buffer, reused: its capacity is one report's).
     var feedback: [PacketFeedback] = []
     /// The subscriber's newest REMB (bits per second), and when it came.
     var remb: (bitsPerSecond: UInt64, at: MediaTime)?
