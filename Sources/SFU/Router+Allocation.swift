@@ -50,6 +50,16 @@ extension Router {
         return (session.allocator.allocatedBitrate, session.allocator.wantedBitrate)
     }
 
+    /// Adds the subscribed video tracks switched off now, by reason, to
+    /// `counts` (`vroom_tracks_switched_off`).
+    public func countSwitchedOff(into counts: inout [SwitchOffReason: Int]) {
+        for session in subscribers.values {
+            for downTrack in session.downTracks {
+                if let reason = downTrack.switchOffReason { counts[reason, default: 0] += 1 }
+            }
+        }
+    }
+
     /// The tick's allocation work: each connection that is due. Returns the
     /// earliest next one.
     func allocateDue(now: MediaTime) -> MediaTime? {

@@ -20,5 +20,6 @@ extension RouterCounters {
         transportCCFeedbackSent &+= other.transportCCFeedbackSent
         probePacketsSent &+= other.probePacketsSent
         layerSwitches &+= other.layerSwitches
+        subscriberEstimates.add(other.subscriberEstimates)
     }
 }

@@ -51,6 +51,8 @@ public struct RouterCounters: Sendable, Equatable {
     /// `vroom_layer_switches_total`: spatial or temporal layer changes of
     /// DownTracks.
     public var layerSwitches: UInt64 = 0
+    /// `vroom_subscriber_estimate_bps`.
+    public var subscriberEstimates = EstimateHistogram()
 
     public init() {}
 
