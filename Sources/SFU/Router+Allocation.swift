@@ -95,6 +95,7 @@ extension Router {
             apply(allocation, to: downTrack, now: now)
         }
         if session.hasDownlinkFeedback {
+            pace(session)
             session.estimator.requestProbe(targetBitsPerSecond: UInt64(session.allocator.wantedBitrate), now: now)
         }
     }

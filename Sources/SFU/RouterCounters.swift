@@ -68,7 +68,7 @@ struct DropCounts: Sendable, Equatable {
     var malformed: UInt64 = 0, unknownSSRC: UInt64 = 0, unknownTransport: UInt64 = 0, disabled: UInt64 = 0
     var paused: UInt64 = 0, padding: UInt64 = 0, rtxProbe: UInt64 = 0, duplicate: UInt64 = 0
     var tooOld: UInt64 = 0, waitingForKeyframe: UInt64 = 0, noSlot: UInt64 = 0, tooLarge: UInt64 = 0
-    var unknownRID: UInt64 = 0
+    var unknownRID: UInt64 = 0, pacerQueue: UInt64 = 0
 
     subscript(reason: DropReason) -> UInt64 {
         get {
@@ -86,6 +86,7 @@ struct DropCounts: Sendable, Equatable {
             case .noSlot: noSlot
             case .tooLarge: tooLarge
             case .unknownRID: unknownRID
+            case .pacerQueue: pacerQueue
             }
         }
         set {
@@ -103,6 +104,7 @@ struct DropCounts: Sendable, Equatable {
             case .noSlot: noSlot = newValue
             case .tooLarge: tooLarge = newValue
             case .unknownRID: unknownRID = newValue
+            case .pacerQueue: pacerQueue = newValue
             }
         }
     }

@@ -58,6 +58,9 @@ final class SubscriberSession {
     /// or the profile caps the bitrate).
     var isAllocating = false
     var nextAllocation: MediaTime?
+    /// Spreads what is sent at 2.5 times the estimate, once the client
+    /// gives feedback (`Router+Pacing`); nil: not paced.
+    var pacer: Pacer?
     /// The probe cluster being sent, if any.
     var probe: ProbeBurst?
     var probePacketsSent: UInt64 = 0
