@@ -56,6 +56,21 @@ import Testing
         return layers
     }
 
+    /// One frame, then `subscriber`'s first transport-cc feedback (on its
+    /// last packet): from then on its downlink is estimated, allocated and
+    /// paced. Returns that packet's transport-wide number.
+    @discardableResult
+    static func startFeedback(_ room: inout SimulcastRoom, from subscriber: TransportID, mediaSSRC: SSRC) throws -> UInt16 {
+        sendFrame(&room)
+        let last = try #require(try room.sink.drain().rtp(to: subscriber).last?.extensions[3]).transportSequence
+        room.router.receiveControl(
+            TransportCCFeedback(
+                senderSSRC: SSRC(9), mediaSSRC: mediaSSRC, baseSequenceNumber: last, referenceTime: 10,
+                feedbackPacketCount: 0, deltas: [4]),
+            from: subscriber, now: room.now, into: &room.sink)
+        return last
+    }
+
     static func remb(_ bitsPerSecond: UInt64) -> ReceiverEstimatedMaxBitrate {
         ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(0xAA), bitrate: bitsPerSecond, ssrcs: [SSRC(0xA1)])
     }
@@ -115,13 +130,7 @@ import Testing
     /// feedback maps back to their cluster.
     @Test func probesArePacedPaddingOnRTXWithTransportWideNumbers() throws {
         var room = try Self.flowingRoom()
-        Self.sendFrame(&room)
-        let media = try room.sink.drain().rtp(to: Self.carol)
-        let last = try #require(media.last?.extensions[3]).transportSequence
-        let feedback = TransportCCFeedback(
-            senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC1), baseSequenceNumber: last, referenceTime: 10,
-            feedbackPacketCount: 0, deltas: [4])
-        room.router.receiveControl(feedback, from: Self.carol, now: room.now, into: &room.sink)
+        let last = try Self.startFeedback(&room, from: Self.carol, mediaSSRC: SSRC(0xC1))
 
         // Ticks every 2.5 ms for 100 ms: the first cluster goes out.
         var probes: [(at: MediaTime, packet: SentPacket)] = []
@@ -159,13 +168,7 @@ import Testing
     /// asks (padding on his media SSRC would take the decoder's numbers).
     @Test func noRTXNoProbes() throws {
         var room = try Self.flowingRoom()
-        Self.sendFrame(&room)
-        let last = try #require(try room.sink.drain().rtp(to: S.bob).last?.extensions[3]).transportSequence
-        room.router.receiveControl(
-            TransportCCFeedback(
-                senderSSRC: SSRC(9), mediaSSRC: SSRC(0xB1), baseSequenceNumber: last, referenceTime: 10,
-                feedbackPacketCount: 0, deltas: [4]),
-            from: S.bob, now: room.now, into: &room.sink)
+        try Self.startFeedback(&room, from: S.bob, mediaSSRC: SSRC(0xB1))
         for _ in 0..<20 {
             room.tick()
             room.advance(ms: 5)
@@ -188,13 +191,7 @@ extension Array where Element == UInt8 {
 
     @Test func aBurstIsSpreadAtThePacingRateAndNumberedAsItLeaves() throws {
         var room = try D.flowingRoom()
-        D.sendFrame(&room)
-        let last = try #require(try room.sink.drain().rtp(to: D.carol).last?.extensions[3]).transportSequence
-        room.router.receiveControl(
-            TransportCCFeedback(
-                senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC1), baseSequenceNumber: last, referenceTime: 10,
-                feedbackPacketCount: 0, deltas: [4]),
-            from: D.carol, now: room.now, into: &room.sink)
+        try D.startFeedback(&room, from: D.carol, mediaSSRC: SSRC(0xC1))
         room.advance(ms: 200)
         room.tick()
         _ = room.sink.drain()
