@@ -164,6 +164,44 @@ import Testing
         #expect(room.router.feedbackCounts(subscriber: Self.carol)?.received == UInt64(numbers.count) + 1)
     }
 
+    /// A subscriber whose only video is off and never sent (here by its own
+    /// request; on a 300 kbit/s start estimate the allocator may do the
+    /// same) is still probed, on that track's RTX stream: nothing else
+    /// could show its link has room. Its audio carries the feedback.
+    @Test func aTrackThatNeverSentStillCarriesProbes() throws {
+        var room = try SimulcastRoom()
+        try room.router.addSubscriber(transport: Self.carol, midExtensionID: 4, transportCCExtensionID: 3)
+        try room.router.addDownTrack(
+            track: S.video, subscriber: Self.carol, ssrc: SSRC(0xC1), rtxSSRC: SSRC(0xC2), payloadType: 96,
+            rtxPayloadType: 97, mid: "5", initialSequenceNumber: 7)
+        try room.router.addDownTrack(track: S.audio, subscriber: Self.carol, ssrc: SSRC(0xC3), payloadType: 111, mid: "6")
+        try room.router.setSwitchedOffBySubscriber(track: S.video, subscriber: Self.carol, true, now: room.now)
+        var numbers: [UInt16] = []
+        for n in 0..<10 {
+            let header = RTPHeader(
+                marker: false, payloadType: 111, sequenceNumber: UInt16(n), timestamp: UInt32(960 * n), ssrc: S.audioSSRC)
+            room.send(Publish.write(header, [UInt8](repeating: 0x11, count: 80)))
+            Self.sendFrame(&room, keyframe: n == 0)
+            numbers += try room.sink.drain().rtp(to: Self.carol).map {
+                #expect($0.ssrc == SSRC(0xC3), "only audio while the video is off")
+                return try #require($0.extensions[3]).transportSequence
+            }
+        }
+        let last = try #require(numbers.last)
+        room.router.receiveControl(
+            TransportCCFeedback(
+                senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC3), baseSequenceNumber: last, referenceTime: 10,
+                feedbackPacketCount: 0, deltas: [4]),
+            from: Self.carol, now: room.now, into: &room.sink)
+        var padding = 0
+        for _ in 0..<40 {
+            room.tick()
+            padding += try room.sink.drain().rtp(to: Self.carol).filter { $0.ssrc == SSRC(0xC2) && $0.payload.isEmpty }.count
+            room.advance(ms: 3)
+        }
+        #expect(padding >= 5, "the first probe cluster went out on the RTX stream of the video that is off")
+    }
+
     /// bob has transport-cc but no RTX: no probe, whatever his estimator
     /// asks (padding on his media SSRC would take the decoder's numbers).
     @Test func noRTXNoProbes() throws {
