@@ -338,3 +338,45 @@ extension Array where Element == UInt8 {
         #expect(try Self.forwarded(speaker: 1) == [Self.tracks[1]])
     }
 }
+
+/// The first second of feedback: the 300 kbit/s start estimate is a guess,
+/// so a track that does not fit it keeps its lowest layer instead of being
+/// switched off at join (`predicted` acts as `detected` until the start
+/// probes answer or the second is over).
+@Suite struct DownlinkStartupTests {
+    @Test func noSwitchOffOnTheStartEstimate() throws {
+        let router = Router()
+        var sink = CollectingSink()
+        let publisher = TransportID(1)
+        let viewer = TransportID(10)
+        try router.addPublisher(transport: publisher, transportCCExtensionID: nil, midExtensionID: nil)
+        try router.addReceiver(
+            track: TrackID(1), publisher: publisher, kind: .video, mid: "0", payloadType: 96, ssrc: SSRC(0x100),
+            clockRate: 90_000)
+        try router.addSubscriber(transport: viewer, midExtensionID: nil, transportCCExtensionID: 3)
+        try router.addDownTrack(track: TrackID(1), subscriber: viewer, ssrc: SSRC(0x200), payloadType: 96)
+        var now = MediaTime.seconds(1)
+        var events: [RouterEvent] = []
+        // About 400 kbit/s: more than the start estimate holds.
+        for n in 0..<45 {
+            router.receive(
+                Publish.vp8(
+                    sequence: UInt16(n), timestamp: UInt32(3000 * n), ssrc: SSRC(0x100), keyframe: n == 0,
+                    payloadBytes: 1_000),
+                from: publisher, now: now, into: &sink)
+            let sent = try sink.drain().rtp(to: viewer)
+            if n == 15, let number = sent.last?.extensions[3]?.transportSequence {
+                router.receiveControl(
+                    TransportCCFeedback(
+                        senderSSRC: SSRC(9), mediaSSRC: SSRC(0x200), baseSequenceNumber: number, referenceTime: 10,
+                        feedbackPacketCount: 0, deltas: [4]),
+                    from: viewer, now: now, into: &sink)
+            }
+            now = now.adding(milliseconds: 20)
+            _ = router.tick(now: now, into: &sink)
+            events += router.takeEvents()
+        }
+        #expect(router.allocationFigures(subscriber: viewer) != nil, "allocated since the feedback")
+        #expect(!events.contains { if case .switchedOff = $0 { true } else { false } }, "\(events)")
+    }
+}
