@@ -25,6 +25,10 @@ extension Router {
     /// hundred milliseconds.
     static let startupGrace: UInt64 = 1_000_000_000
 
+    /// How long after the first feedback a probe's result is taken at once
+    /// (`StreamAllocator.headroomConfirmed`): the start probes' climb.
+    static let startupRamp: UInt64 = 10_000_000_000
+
     /// What an audio track is assumed to cost before its rate is measured
     /// (Opus at Chrome's default 32 kbit/s, with RTP headers).
     static let assumedAudioBitrate = 40_000
@@ -94,9 +98,17 @@ extension Router {
         // Without feedback only the profile's cap limits: an estimate that
         // is never fed must not.
         let budget = session.hasDownlinkFeedback ? Int(session.estimator.estimate) : Int(Int32.max)
+        // A probe that raised the estimate in the first seconds of feedback
+        // (the start probes, climbing from the 300 kbit/s guess) is used
+        // at once. Later ones raise the estimate but upgrades keep their
+        // 5 s rules: a shaper's bucket can make a probe read high (htb
+        // measured it), and acting on every probe at once flapped layers
+        // every few seconds on such a link.
         if session.estimator.probeJumps != session.probeJumpsSeen {
             session.probeJumpsSeen = session.estimator.probeJumps
-            session.allocator.headroomConfirmed()
+            if let first = session.firstFeedback, now.nanoseconds(since: first) < Self.startupRamp {
+                session.allocator.headroomConfirmed()
+            }
         }
         let tracks = session.downTracks.map { allocatorTrack($0, now: now) }
         // The first second after feedback starts, before the start probes
