@@ -10,6 +10,10 @@ extension Router {
         var deadline = now.adding(nanoseconds: reportInterval)
         lastNow = now
 
+        // Each subscriber's share of its downlink, then its probes.
+        if let next = allocateDue(now: now) { deadline = min(deadline, next) }
+        if let next = sendProbes(now: now, into: &sink) { deadline = min(deadline, next) }
+
         // Simulcast layer choices: liveness, keyframe timeouts, back-offs.
         for receiver in receivers.values where receiver.isSimulcast {
             if let next = updateLayers(receiver, now: now) { deadline = min(deadline, next) }

@@ -42,6 +42,9 @@ public final class Router {
     /// the time for commands that take none (`addDownTrack`); nil before
     /// any (then the first tick decides).
     var lastNow: MediaTime?
+    /// The publisher connection of the room's dominant speaker: its video
+    /// gets the bandwidth profile's `dominantSpeakerPriority`.
+    var dominantSpeaker: TransportID?
 
     struct Route {
         let receiver: Receiver

@@ -45,6 +45,14 @@ public struct RouterCounters: Sendable, Equatable {
     public var rtcpSent: UInt64 = 0
     /// Transport-cc feedback packets sent to publishers.
     public var transportCCFeedbackSent: UInt64 = 0
+    /// `vroom_probe_packets_total`: bandwidth probe packets (padding)
+    /// sent to subscribers.
+    public var probePacketsSent: UInt64 = 0
+    /// `vroom_layer_switches_total`: spatial or temporal layer changes of
+    /// DownTracks.
+    public var layerSwitches: UInt64 = 0
+    /// `vroom_subscriber_estimate_bps`.
+    public var subscriberEstimates = EstimateHistogram()
 
     public init() {}
 
