@@ -1502,6 +1502,9 @@ async def scenario_bwe_3(report, context):
                  "in 15 s)", counts and plis < 3, f"{plis} PLI; per rid {counts}")
     report.check("the publisher gets under 1 NACK a second over the window (nackCount: < 15 in 15 s)",
                  counts and nacks < 15, f"{nacks} NACK")
+    named = [m.get("active") for _, m in await cam.browser.messages("publisherLayers") if m.get("trackSid") == camera]
+    encoding, layers = await encoding_layers(cam.browser, 1.0)
+    print(f"    publisherLayers to cam: {named}; Chromium encodes {describe_layers(layers)}")
     print(f"    {cpu_before}; {await room.cpu_figures('at the end')}")
 
 
@@ -1584,7 +1587,20 @@ async def scenario_bwe_grid(report, context):
                  f"{len(page.mids())} inbound videos")
     remote = await page.browser.evaluate("vroom.remote")
     mid_of = {info["trackSid"]: mid for mid, info in remote.items() if info.get("kind") == "video"}
-    events_start = await page.browser.event_count()
+    # Before the shaping the link is wide: every track on (up to 15 s).
+    before = time.time()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if room.stats and room.stats[-1][0] > before and \
+                not any((room.layer("grid", sid, room.stats[-1][1]) or (0, 0, True))[2] for sid in priority):
+            break
+        await asyncio.sleep(0.5)
+    last = room.stats[-1][1] if room.stats else {}
+    report.check("before the shaping (unshaped link) all six are on (/Stats, within 15 s)",
+                 room.stats and room.stats[-1][0] > before and
+                 not any((room.layer("grid", sid, last) or (0, 0, True))[2] for sid in priority),
+                 f"estimate {(last.get('grid') or {}).get('estimate')}; off: "
+                 f"{sorted(names[sid] for sid in priority if (room.layer('grid', sid, last) or (0, 0, True))[2])}")
     # The offered load: what the server receives of each video.
     await asyncio.sleep(2)
     published = {t["track_sid"]: t.get("bitrate_bps") or 0
@@ -1598,6 +1614,7 @@ async def scenario_bwe_grid(report, context):
     await asyncio.to_thread(room.shape, page, 600)
     shaped = time.time()
     await asyncio.sleep(20)
+    widened_events = await page.browser.event_count()
     await asyncio.to_thread(room.shaper.change, page.port, 5000)
     widened = time.time()
     print(f"    +{time.monotonic() - room.started:.1f}s grid's link widened to 5000 kbit/s")
@@ -1636,8 +1653,12 @@ async def scenario_bwe_grid(report, context):
     report.check("at 600 kbit/s some video still flows, the high-priority track's among it (not all off)",
                  off_rows and high not in last_off and len(last_off) < len(priority),
                  f"off {sorted(names[s] for s in last_off)}")
-    messages = [m for _, m in await page.browser.messages("trackSwitchedOff", events_start)]
-    told = {m.get("trackSid"): m.get("reason") for m in messages}
+    # Every switch message since the page joined: a track may have gone off
+    # before the shaping.
+    switches = sorted(await page.browser.messages("trackSwitchedOff") +
+                      await page.browser.messages("trackSwitchedOn"), key=lambda im: im[0])
+    told = {m.get("trackSid"): m.get("reason") for i, m in switches
+            if m["type"] == "trackSwitchedOff" and i < widened_events}
     switched = {sid for _, off in off_rows for sid in off}
     report.check("the page is told trackSwitchedOff, reason network-congestion, for each track switched off",
                  switched and all(told.get(sid) == "network-congestion" for sid in switched),
@@ -1652,8 +1673,9 @@ async def scenario_bwe_grid(report, context):
                  back is not None and back - widened <= 15,
                  f"at +{back - widened:.1f} s" if back else f"still off {sorted(names[s] for s in wide[-1][1])}"
                  if wide else "no sample")
-    on = {m.get("trackSid") for _, m in await page.browser.messages("trackSwitchedOn", events_start)}
-    report.check("the page is told trackSwitchedOn for each of them", switched and switched <= on,
+    latest = {m.get("trackSid"): m["type"] for _, m in switches}
+    on = {sid for sid, kind in latest.items() if kind == "trackSwitchedOn"}
+    report.check("the page's latest message for each of them is trackSwitchedOn", switched and switched <= on,
                  f"on {sorted(names.get(s, s) for s in on)}, were off {sorted(names[s] for s in switched)}")
     decoding = {names[sid]: page.delta(mid, "frames", time.time() - 4, time.time()) for sid, mid in mid_of.items()}
     report.check("the page decodes all 6 videos again (last 3 s)", all(f and f >= 10 for f in decoding.values()),
