@@ -33,6 +33,16 @@ if [ -z "${VROOM_SHAPE_ANY_NAMESPACE:-}" ]; then
   [ -z "$others" ] || die "refusing to shape: this network namespace has interfaces besides lo ($others); run inside 'unshare --net' (or set VROOM_SHAPE_ANY_NAMESPACE=1)"
 fi
 
+# Whether the htb root is there. tc's output is read whole first: with
+# pipefail, `tc ... | grep -q` fails whenever grep exits at its match before
+# tc has written the rest (SIGPIPE), and `add` then tried to add the root
+# again ("Exclusivity flag on, cannot modify").
+has_root() {
+  local qdiscs
+  qdiscs=$(tc qdisc show dev lo)
+  grep -q '^qdisc htb 1: root' <<<"$qdiscs"
+}
+
 port_class() {
   local port=$1
   [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65534 ] && [ "$port" -ne 16 ] \
@@ -49,7 +59,7 @@ case "$1" in
     [ $# -ge 3 ] || usage
     minor=$(port_class "$2"); check_rate "$3"; limit=${4:-30}
     [[ "$limit" =~ ^[0-9]+$ ]] && [ "$limit" -ge 1 ] || die "bad queue length '$limit' (packets)"
-    if ! tc qdisc show dev lo | grep -q '^qdisc htb 1: root'; then
+    if ! has_root; then
       tc qdisc add dev lo root handle 1: htb default 10 r2q 1000
       tc class add dev lo parent 1: classid 1:10 htb rate 10gbit quantum 60000
     fi
@@ -64,7 +74,7 @@ case "$1" in
     tc class change dev lo parent 1: classid "1:$minor" htb rate "${3}kbit" burst 15k quantum 1514
     ;;
   clear)
-    if tc qdisc show dev lo | grep -q '^qdisc htb 1: root'; then tc qdisc del dev lo root; fi
+    if has_root; then tc qdisc del dev lo root; fi
     ;;
   show)
     tc -s qdisc show dev lo; tc class show dev lo; tc filter show dev lo
