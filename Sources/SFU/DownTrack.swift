@@ -35,6 +35,9 @@ public final class DownTrack {
     var previousReport: (highest: UInt32, lost: Int32, upstreamLost: Int64)?
     unowned let receiver: Receiver
     unowned let session: SubscriberSession
+    /// Where the last packet written has its transport-wide number (the
+    /// pacer writes it when the packet leaves); nil: it has none.
+    var transportSequenceOffset: Int?
     /// The two-byte extension form is needed (an ID above 14, a mid longer
     /// than 16 bytes); otherwise the one-byte form (RFC 8285).
     let twoByteExtensions: Bool
@@ -194,8 +197,10 @@ public final class DownTrack {
                 UnsafeMutableRawBufferPointer(rebasing: slot[start..<(start &+ $0.count)]).copyMemory(from: $0)
             }
         }
+        transportSequenceOffset = nil
         if let id = session.transportCCExtensionID, let start = element(id, 2) {
             slot.sfuSetU16(transportSequence, at: start)
+            transportSequenceOffset = start
         }
         if let source {
             for copy in extensionCopies {

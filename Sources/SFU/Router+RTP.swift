@@ -207,6 +207,12 @@ extension Router {
         downTrack: DownTrack, now: MediaTime, into sink: inout some PacketSink
     ) -> Int? {
         let transport = downTrack.subscriber
+        // A subscriber's pacer may hold the copy back (a burst over its
+        // budget); it then leaves from `tick`.
+        guard mayLeaveNow(downTrack, size: view.bytes.count, asRTX: asRTX, now: now) else {
+            return hold(
+                view, payloadOffset: payloadOffset, parameters: parameters, asRTX: asRTX, downTrack: downTrack, now: now)
+        }
         guard let slot = sink.slot(for: transport) else {
             counters.drop(.noSlot)
             return nil

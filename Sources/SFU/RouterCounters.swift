@@ -51,6 +51,10 @@ public struct RouterCounters: Sendable, Equatable {
     /// `vroom_layer_switches_total`: spatial or temporal layer changes of
     /// DownTracks.
     public var layerSwitches: UInt64 = 0
+    /// `vroom_pacer_queue_delay_seconds` (a summary): packets a pacer held
+    /// back and sent later, and their total wait in nanoseconds.
+    public var pacerHeldPackets: UInt64 = 0
+    public var pacerDelayNanoseconds: UInt64 = 0
     /// `vroom_subscriber_estimate_bps`.
     public var subscriberEstimates = EstimateHistogram()
 
@@ -68,7 +72,7 @@ struct DropCounts: Sendable, Equatable {
     var malformed: UInt64 = 0, unknownSSRC: UInt64 = 0, unknownTransport: UInt64 = 0, disabled: UInt64 = 0
     var paused: UInt64 = 0, padding: UInt64 = 0, rtxProbe: UInt64 = 0, duplicate: UInt64 = 0
     var tooOld: UInt64 = 0, waitingForKeyframe: UInt64 = 0, noSlot: UInt64 = 0, tooLarge: UInt64 = 0
-    var unknownRID: UInt64 = 0
+    var unknownRID: UInt64 = 0, pacerQueue: UInt64 = 0
 
     subscript(reason: DropReason) -> UInt64 {
         get {
@@ -86,6 +90,7 @@ struct DropCounts: Sendable, Equatable {
             case .noSlot: noSlot
             case .tooLarge: tooLarge
             case .unknownRID: unknownRID
+            case .pacerQueue: pacerQueue
             }
         }
         set {
@@ -103,6 +108,7 @@ struct DropCounts: Sendable, Equatable {
             case .noSlot: noSlot = newValue
             case .tooLarge: tooLarge = newValue
             case .unknownRID: unknownRID = newValue
+            case .pacerQueue: pacerQueue = newValue
             }
         }
     }

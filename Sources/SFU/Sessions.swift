@@ -57,7 +57,12 @@ final class SubscriberSession {
     /// Whether the allocator's last decisions are applied (feedback came,
     /// or the profile caps the bitrate).
     var isAllocating = false
+    /// The estimator's `probeJumps` at the last allocation.
+    var probeJumpsSeen: UInt64 = 0
     var nextAllocation: MediaTime?
+    /// Spreads what is sent at 2.5 times the estimate, once the client
+    /// gives feedback (`Router+Pacing`); nil: not paced.
+    var pacer: Pacer?
     /// The probe cluster being sent, if any.
     var probe: ProbeBurst?
     var probePacketsSent: UInt64 = 0

@@ -65,9 +65,11 @@ import Testing
         // No word from alice's link yet: the render size alone decides.
         #expect(try Self.run(&room, seconds: 1, to: S.alice).suffix(5) == [2, 2, 2, 2, 2])
 
-        // alice (no transport-cc) says 100 kbit/s: only q fits.
+        // alice (no transport-cc) says 100 kbit/s: only q fits. (f goes on
+        // until q's next keyframe, a second here; her pacer, at 250 kbit/s,
+        // takes another to drain it.)
         room.router.receiveControl(Self.remb(100_000), from: S.alice, now: room.now, into: &room.sink)
-        let slow = try Self.run(&room, seconds: 2, to: S.alice)
+        let slow = try Self.run(&room, seconds: 3, to: S.alice)
         #expect(slow.suffix(30).allSatisfy { $0 == 0 }, "\(slow)")
         #expect(room.router.allocationFigures(subscriber: S.alice).map { $0.allocated <= 100_000 } == true)
         // bob, who said nothing, keeps the top layer.
@@ -175,4 +177,129 @@ import Testing
 extension Array where Element == UInt8 {
     /// A two-byte transport-wide sequence number extension's value.
     var transportSequence: UInt16 { UInt16(self[0]) << 8 | UInt16(self[1]) }
+}
+
+/// Pacing (issue 13, item 4): a connection whose client gives feedback has
+/// its bursts spread at 2.5 times its estimate; its transport-wide numbers
+/// are given as packets leave. Connections without feedback are not paced.
+@Suite struct DownlinkPacingTests {
+    typealias S = SimulcastRoom
+    typealias D = DownlinkAllocationTests
+
+    @Test func aBurstIsSpreadAtThePacingRateAndNumberedAsItLeaves() throws {
+        var room = try D.flowingRoom()
+        D.sendFrame(&room)
+        let last = try #require(try room.sink.drain().rtp(to: D.carol).last?.extensions[3]).transportSequence
+        room.router.receiveControl(
+            TransportCCFeedback(
+                senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC1), baseSequenceNumber: last, referenceTime: 10,
+                feedbackPacketCount: 0, deltas: [4]),
+            from: D.carol, now: room.now, into: &room.sink)
+        room.advance(ms: 200)
+        room.tick()
+        _ = room.sink.drain()
+        let estimate = try #require(room.router.downlinkEstimate(subscriber: D.carol))
+        #expect(room.router.pacerFigures(subscriber: D.carol) != nil, "paced once feedback came")
+        #expect(room.router.pacerFigures(subscriber: S.bob) == nil, "bob gives no feedback: not paced")
+
+        // 20 packets of 1,100 bytes on every layer at once (22 KB of
+        // whichever layer she gets).
+        let burstAt = room.now
+        for _ in 0..<20 {
+            for layer in 0..<3 {
+                let n = room.frames[layer]
+                let header = RTPHeader(
+                    marker: true, payloadType: 96, sequenceNumber: UInt16(1000 * (layer + 1) + n),
+                    timestamp: UInt32(1_000_000 * layer + 3000 * n), ssrc: S.ssrc(layer))
+                let payload = SimulcastPayload.vp8(
+                    pictureID: UInt16(300 * layer + n), tl0PicIdx: UInt8(truncatingIfNeeded: 50 * layer + n),
+                    fill: 0xA0 + UInt8(layer), payloadBytes: 1100)
+                room.send(Publish.write(header, payload))
+                room.frames[layer] += 1
+            }
+        }
+        let atOnce = room.sink.drain()
+        let direct = try atOnce.rtp(to: D.carol).filter { $0.payloadType == 96 }
+        #expect(direct.count < 5, "the burst allowance lets one or two through: \(direct.count)")
+        #expect(try atOnce.rtp(to: S.bob).count == 20, "an unpaced subscriber gets the burst at once")
+        let wanted = try #require(room.router.tickWanted)
+        #expect(wanted <= burstAt.adding(milliseconds: 10))
+
+        // Ticks at the router's deadlines until it is all out.
+        var released: [(at: MediaTime, packet: ParsedRTP)] = direct.map { (burstAt, $0) }
+        while released.count < 20 && room.now < burstAt.adding(milliseconds: 1_000) {
+            let next = room.tick()
+            released += try room.sink.drain().rtp(to: D.carol).filter { $0.payloadType == 96 }.map { (room.now, $0) }
+            room.now = max(next, room.now.adding(nanoseconds: 100_000))
+        }
+        #expect(released.count == 20)
+        let sequences = released.map(\.packet.sequenceNumber)
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "in order: \(sequences)")
+        let numbers = try released.map { try #require($0.packet.extensions[3]).transportSequence }
+        // Increasing in the order they left (probe padding, filtered out
+        // here, takes numbers in between).
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 > $0 }, "numbered as they leave: \(numbers)")
+        // 22 KB at 2.5 x the estimate, less the burst allowance.
+        let spread = Double(released.last!.at.nanoseconds(since: burstAt)) / 1e9
+        let expected = Double(20 * 1_100 * 8) / (2.5 * Double(estimate))
+        #expect(spread > expected * 0.7 && spread < expected * 1.3, "spread over \(spread) s, expected \(expected) s")
+        let figures = try #require(room.router.pacerFigures(subscriber: D.carol))
+        #expect(figures.queued == 0)
+        #expect(figures.counters.maximumQueueDelayNanoseconds > 0)
+    }
+}
+
+/// The room's dominant speaker reaches the allocator: with room for one
+/// video of two, the speaker's is the one forwarded when the profile gives
+/// the dominant speaker a higher priority.
+@Suite struct DownlinkDominantSpeakerTests {
+    static let publishers = [TransportID(1), TransportID(2)]
+    static let tracks = [TrackID(1), TrackID(2)]
+    static let viewer = TransportID(10)
+
+    static func forwarded(speaker: Int?) throws -> [TrackID] {
+        let router = Router()
+        var sink = CollectingSink()
+        for index in 0..<2 {
+            try router.addPublisher(transport: publishers[index], transportCCExtensionID: nil, midExtensionID: nil)
+            try router.addReceiver(
+                track: tracks[index], publisher: publishers[index], kind: .video, mid: "\(index)", payloadType: 96,
+                ssrc: SSRC(UInt32(0x100 + index)), clockRate: 90_000)
+        }
+        try router.addSubscriber(transport: viewer, midExtensionID: nil, transportCCExtensionID: nil)
+        for index in 0..<2 {
+            try router.addDownTrack(
+                track: tracks[index], subscriber: viewer, ssrc: SSRC(UInt32(0x200 + index)), payloadType: 96)
+        }
+        try router.setAllocationProfile(
+            subscriber: viewer, AllocationProfile(mode: .collaboration, dominantSpeakerPriority: .high))
+        router.setDominantSpeaker(publisher: speaker.map { publishers[$0] })
+        var now = MediaTime.seconds(1)
+        // Both at about 110 kbit/s for 2 s, then a REMB with room for one.
+        var received: [SSRC] = []
+        for n in 0..<120 {
+            if n == 60 {
+                router.receiveControl(
+                    ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(9), bitrate: 160_000, ssrcs: []), from: viewer,
+                    now: now, into: &sink)
+            }
+            for index in 0..<2 {
+                router.receive(
+                    Publish.vp8(
+                        sequence: UInt16(n), timestamp: UInt32(3000 * n), ssrc: SSRC(UInt32(0x100 + index)),
+                        keyframe: n % 30 == 0, payloadBytes: 420),
+                    from: publishers[index], now: now, into: &sink)
+            }
+            now = now.adding(milliseconds: 33)
+            _ = router.tick(now: now, into: &sink)
+            let sent = try sink.drain().rtp(to: viewer)
+            if n >= 90 { received += sent.map(\.ssrc) }
+        }
+        return tracks.indices.filter { received.contains(SSRC(UInt32(0x200 + $0))) }.map { tracks[$0] }
+    }
+
+    @Test func theSpeakersVideoIsTheOneThatFits() throws {
+        #expect(try Self.forwarded(speaker: nil) == [Self.tracks[0]], "without a speaker: track order")
+        #expect(try Self.forwarded(speaker: 1) == [Self.tracks[1]])
+    }
 }
