@@ -81,15 +81,16 @@ extension Router {
     }
 
     /// The DownTrack whose RTX stream carries the probes: a video one with
-    /// RTX that has sent (the subscriber knows the stream), preferably one
-    /// that is on. A switched-off one still carries them: with every video
-    /// off for congestion, probes are what can show the link has room
-    /// again (the receiver discards padding whatever its stream does).
+    /// RTX (the subscriber's SDP pairs it with its media SSRC), preferably
+    /// one that is on. A switched-off one, even one that never sent, still
+    /// carries them: with every video off for congestion (or off from the
+    /// start, on the 300 kbit/s start estimate), probes are what can show
+    /// the link has room; the receiver counts padding for its feedback and
+    /// discards it whatever its stream does.
     private func probeCarrier(_ session: SubscriberSession) -> DownTrack? {
         var held: DownTrack?
-        for downTrack in session.downTracks
-        where downTrack.kind == .video && downTrack.rtxSSRC != nil && downTrack.munger.lastForwardTime != nil {
-            if !downTrack.isHeld { return downTrack }
+        for downTrack in session.downTracks where downTrack.kind == .video && downTrack.rtxSSRC != nil {
+            if !downTrack.isHeld && downTrack.munger.lastForwardTime != nil { return downTrack }
             held = held ?? downTrack
         }
         return held
