@@ -201,6 +201,10 @@ public struct BandwidthEstimator: Sendable {
         probes.request(target: Double(targetBitsPerSecond), estimate: Double(estimate), now: now.nanoseconds)
     }
 
+    /// A probe cluster is queued: `nextProbe` returns it now (the caller
+    /// may want to come back at once rather than at its next timer).
+    public var hasProbeQueued: Bool { probes.hasQueued }
+
     /// The next probe cluster to send, if one is due. Poll it at the pacer's
     /// tick; nil most of the time. Without transport-cc nothing can measure
     /// a probe, so none is asked for once REMB has been seen.

@@ -14,13 +14,15 @@ struct ProbeBurst {
 /// Bandwidth probes on subscriber connections (issue 13, PROTOCOL.md
 /// section 7: "probes before it upgrades"). When a connection's estimator
 /// asks for a cluster (at the start, while the allocator wants more than
-/// the estimate, now and then while the link is idle), padding-only RTX
-/// packets carrying transport-wide numbers go out at the cluster's rate,
-/// spread over the router's ticks (every `probeTickInterval`), each
-/// recorded with its cluster so the feedback measures what the link
-/// carried. A connection without an RTX stream for video is not probed:
-/// padding on a media SSRC would take numbers from the stream the
-/// subscriber decodes.
+/// the estimate, now and then while the link is idle), probe packets
+/// carrying transport-wide numbers go out at the cluster's rate, spread
+/// over the router's ticks (every `probeTickInterval`), each recorded with
+/// its cluster so the feedback measures what the link carried. They are
+/// padding-only packets on an RTX stream for video, as libwebrtc sends its
+/// own. A connection without RTX is not probed: padding on its media SSRC
+/// would take numbers from the stream it decodes, and copies of media
+/// packets already delivered are dropped by its SRTP replay check before
+/// any feedback counts them (tried: none came back).
 extension Router {
     /// The padding in one probe packet: the most one RTP packet can say
     /// (RFC 3550's padding count is one byte); with the header and the
@@ -53,6 +55,7 @@ extension Router {
             // packet more (the first goes at once).
             let elapsed = now.nanoseconds(since: burst.start)
             let due = Int(burst.request.bitsPerSecond &* elapsed / 8_000_000_000) &+ Self.probePaddingSize
+            var failed = false
             while burst.bytes < due && !burst.isComplete {
                 guard let slot = sink.slot(for: session.transport) else {
                     counters.drop(.noSlot)
@@ -60,7 +63,10 @@ extension Router {
                 }
                 guard let length = carrier.writePadding(
                     Self.probePaddingSize, transportSequence: session.sendHistory.nextWireSequence, into: slot)
-                else { break }
+                else {
+                    failed = true
+                    break
+                }
                 session.sendHistory.record(size: length, at: now, probeCluster: burst.request.cluster)
                 session.estimator.onPacketSent(size: length, at: now, probeCluster: burst.request.cluster)
                 sink.commit(transport: session.transport, length: length, kind: .rtp)
@@ -69,7 +75,7 @@ extension Router {
                 session.probePacketsSent &+= 1
                 counters.probePacketsSent &+= 1
             }
-            if burst.isComplete {
+            if burst.isComplete || failed {
                 session.probe = nil
             } else {
                 session.probe = burst
@@ -80,13 +86,13 @@ extension Router {
         return deadline
     }
 
-    /// The DownTrack whose RTX stream carries the probes: a video one with
-    /// RTX (the subscriber's SDP pairs it with its media SSRC), preferably
-    /// one that is on. A switched-off one, even one that never sent, still
-    /// carries them: with every video off for congestion (or off from the
-    /// start, on the 300 kbit/s start estimate), probes are what can show
-    /// the link has room; the receiver counts padding for its feedback and
-    /// discards it whatever its stream does.
+    /// The DownTrack that carries the probes: a video one with RTX (the
+    /// subscriber's SDP pairs it with its media SSRC), preferably one that
+    /// is on. A switched-off one, even one that never sent, still carries
+    /// padding: with every video off for congestion (or off from the start,
+    /// on the 300 kbit/s start estimate), probes are what can show the link
+    /// has room; the receiver counts padding for its feedback and discards
+    /// it whatever its stream does.
     private func probeCarrier(_ session: SubscriberSession) -> DownTrack? {
         var held: DownTrack?
         for downTrack in session.downTracks where downTrack.kind == .video && downTrack.rtxSSRC != nil {

@@ -45,8 +45,9 @@ public struct StreamAllocator: Sendable {
 
     public var profile: AllocationProfile
     /// What every track would need at its render cap (audio included,
-    /// video within `maxSubscriptionBitrate`), as of the last allocation:
-    /// the caller probes for it while it is above the estimate.
+    /// video within `maxSubscriptionBitrate`; a paused render-cap layer at
+    /// its last known rate), as of the last allocation: the caller probes
+    /// for it while it is above the estimate.
     public private(set) var wantedBitrate = 0
     /// What the last allocation is expected to send, audio included.
     public private(set) var allocatedBitrate = 0
@@ -402,7 +403,13 @@ public struct StreamAllocator: Sendable {
             if c < candidates.count && candidates[c].index == index {
                 let candidate = candidates[c]
                 c += 1
-                wantedVideo += candidate.top
+                // The render cap's layer even while paused (its last
+                // measured or stated rate): what is wanted is what probes
+                // look for. With the top layer paused because nobody took
+                // it, the wanted rate would be what is sent, and a link
+                // that widened again would only be found by the idle
+                // probes, doubling every 5 s.
+                wantedVideo += max(candidate.top, candidate.ideal.bitrate)
                 let decision: Allocation.Decision
                 var needed: UInt64 = 0
                 var layer: (spatial: Int, temporal: Int)?

@@ -203,7 +203,8 @@ import Testing
     }
 
     /// bob has transport-cc but no RTX: no probe, whatever his estimator
-    /// asks (padding on his media SSRC would take the decoder's numbers).
+    /// asks (padding on his media SSRC would take the decoder's numbers,
+    /// and copies of what he already got fail his SRTP replay check).
     @Test func noRTXNoProbes() throws {
         var room = try Self.flowingRoom()
         try Self.startFeedback(&room, from: S.bob, mediaSSRC: SSRC(0xB1))

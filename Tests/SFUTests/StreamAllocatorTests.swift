@@ -261,6 +261,18 @@ import VroomTesting
         #expect(early[0].decision == .forward(spatial: 1, temporal: 1))
     }
 
+    /// A track held on q whose render-cap layer (f) the publisher paused,
+    /// since nobody took it: f still counts in what is wanted, so the
+    /// caller probes for it (and asks for f back once the estimate fits).
+    @Test func aPausedRenderCapLayerIsStillWanted() {
+        var allocator = StreamAllocator(profile: AllocationProfile(mode: .grid))
+        let result = allocator.allocate(budget: 300_000, tracks: [Self.camera(1, live: [0])], now: .seconds(0))
+        #expect(result[0].decision == .forward(spatial: 0, temporal: 2))
+        #expect(allocator.wantedBitrate == 1_500_000)
+        let wide = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1, live: [0])], now: .seconds(6))
+        #expect(wide[0].neededLayers & 0b100 != 0, "f asked back once it fits")
+    }
+
     /// A probe's confirmed headroom is used at once: the 5 s rules guard
     /// against the estimate's noise, not against a measurement.
     @Test func aConfirmedProbeLetsTracksClimbAtOnce() {
