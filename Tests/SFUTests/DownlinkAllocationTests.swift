@@ -97,6 +97,33 @@ import Testing
         #expect(room.router.counters.layerSwitches >= 2)
     }
 
+    /// f pauses (nobody takes it): what alice wants still counts f at the
+    /// rate it had while it flowed, not the fraction its fading 1-2 s
+    /// window measures, so she probes for it.
+    @Test func aPausedLayerIsWantedAtTheRateItFlowedAt() throws {
+        var room = try Self.flowingRoom()
+        room.router.receiveControl(Self.remb(100_000), from: S.alice, now: room.now, into: &room.sink)
+        for _ in 0..<(4 * 30) {
+            for layer in 0..<2 {
+                let n = room.frames[layer]
+                let header = RTPHeader(
+                    marker: true, payloadType: 96, sequenceNumber: UInt16(1000 * (layer + 1) + n),
+                    timestamp: UInt32(1_000_000 * layer + 3000 * n), ssrc: S.ssrc(layer))
+                room.send(Publish.write(header, SimulcastPayload.vp8(
+                    pictureID: UInt16(300 * layer + n), tl0PicIdx: UInt8(truncatingIfNeeded: 50 * layer + n),
+                    size: S.sizes[layer], fill: 0xA0 + UInt8(layer), payloadBytes: Self.payloadBytes[layer])))
+                room.frames[layer] += 1
+            }
+            room.now = room.now.adding(milliseconds: 33)
+            room.tick()
+        }
+        let wanted = try #require(room.router.allocationFigures(subscriber: S.alice)).wanted
+        // f flowed at about 240 kbit/s as measured (30 x 1,100 bytes and
+        // headers, over windows that began with its start); what is live
+        // (q, h) is about 150 kbit/s.
+        #expect(wanted >= 200_000, "wanted \(wanted)")
+    }
+
     @Test func tooLittleForTheLowestLayerSwitchesOffWithNetworkCongestionThenOn() throws {
         var room = try Self.flowingRoom()
         _ = room.router.takeEvents()
@@ -200,6 +227,14 @@ import Testing
             room.advance(ms: 3)
         }
         #expect(padding >= 5, "the first probe cluster went out on the RTX stream of the video that is off")
+        // Nothing else goes out (no audio either): the idle probes go on.
+        var later = 0
+        for _ in 0..<(12_000 / 5) {
+            room.tick()
+            later += try room.sink.drain().rtp(to: Self.carol).filter { $0.ssrc == SSRC(0xC2) }.count
+            room.advance(ms: 5)
+        }
+        #expect(later >= 10, "probes while the link is idle: \(later) packets in 12 s")
     }
 
     /// bob has transport-cc but no RTX: no probe, whatever his estimator
