@@ -129,7 +129,12 @@ extension Router {
         }
         if session.hasDownlinkFeedback {
             pace(session)
-            session.estimator.requestProbe(targetBitsPerSecond: UInt64(session.allocator.wantedBitrate), now: now)
+            // Probe past what is wanted by the allocator's headroom: an
+            // upgrade must fit 90% of the estimate, so an estimate that
+            // only reached the wanted rate would never allow the last step
+            // (a lone viewer on q, f paused: it stayed on q).
+            let target = session.allocator.wantedBitrate * 1000 / StreamAllocator.upgradeHeadroom
+            session.estimator.requestProbe(targetBitsPerSecond: UInt64(target), now: now)
         }
     }
 
