@@ -424,11 +424,13 @@ public struct StreamAllocator: Sendable {
                     layer = (chosen.spatial, chosen.temporal)
                     decision = .forward(spatial: chosen.spatial, temporal: chosen.temporal)
                     needed = 1 << UInt64(chosen.spatial)
-                    // At the top of what is live but below the render cap
-                    // because that layer is paused: ask for it when it
-                    // would fit.
-                    if step == candidate.ladder.count - 1 && !candidate.ideal.isLive
-                        && candidate.ideal.spatial > chosen.spatial
+                    // Below the render cap's layer while it would fit (its
+                    // hold not over, or the layer paused): keep it asked
+                    // for, live or not. Asked only while paused, a lone
+                    // viewer's f came back, was live but not taken yet
+                    // (hold), was no longer needed, paused again 1.5 s
+                    // later, and so on: the viewer never left q.
+                    if candidate.ideal.spatial > chosen.spatial
                         && total - chosen.bitrate + candidate.ideal.bitrate <= upgradeBudget
                     {
                         needed |= 1 << UInt64(candidate.ideal.spatial)
