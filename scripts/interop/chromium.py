@@ -23,6 +23,8 @@ import urllib.request
 
 import websockets
 
+from processes import stop_process
+
 CHROMIUM_FLAGS = [
     "--headless=new",
     "--no-sandbox",
@@ -205,22 +207,22 @@ class SharedChromium:
         return [self.process.pid] + descendants(self.process.pid)
 
     async def close(self):
-        if self.socket is not None:
-            await self.socket.close()
-            self.socket = None
-        if self.target is not None:
-            await self.shared.close_page(self.target)
-            self.target = None
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        await close_browser(self)
         if self.profile:
             shutil.rmtree(self.profile, ignore_errors=True)
             self.profile = None
+
+
+async def close_browser(browser):
+    """Closes what `browser` (a SharedChromium or a DemoPageBrowser) holds:
+    its DevTools socket, its page in a shared Chromium, its own process."""
+    if browser.socket is not None:
+        await browser.socket.close()
+        browser.socket = None
+    if browser.target is not None:
+        await browser.shared.close_page(browser.target)
+        browser.target = None
+    stop_process(browser.process)
 
 
 def descendants(pid):
@@ -372,19 +374,7 @@ class DemoPageBrowser:
         return await self.evaluate("vroom.summary()")
 
     async def close(self):
-        if self.socket is not None:
-            await self.socket.close()
-            self.socket = None
-        if self.target is not None:
-            await self.shared.close_page(self.target)
-            self.target = None
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        await close_browser(self)
         if self.page_server is not None:
             self.page_server.shutdown()
             self.page_server = None
