@@ -101,18 +101,21 @@ extension Router {
         // Without feedback only the profile's cap limits: an estimate that
         // is never fed must not.
         let budget = session.hasDownlinkFeedback ? Int(session.estimator.estimate) : Int(Int32.max)
-        // A probe that raised the estimate in the first seconds of feedback
-        // (the start probes, climbing from the 300 kbit/s guess) is used
-        // at once. Later ones raise the estimate but upgrades keep their
-        // 5 s rules: a shaper's bucket can make a probe read high (htb
-        // measured it), and acting on every probe at once flapped layers
-        // every few seconds on such a link.
+        // Once a probe raised the estimate in the first seconds of feedback
+        // (the start probes, climbing from the 300 kbit/s guess), the
+        // estimate is acted on at once for the rest of those seconds: a
+        // layer the publisher restarts for this subscriber measures too
+        // little to be taken for a second or so, and one allocation's
+        // grace would be spent before it can be. Later probes raise the
+        // estimate but upgrades keep their 5 s rules: a shaper's bucket can
+        // make a probe read high (htb measured it), and acting on every
+        // probe at once flapped layers every few seconds on such a link.
+        let ramping = session.firstFeedback.map { now.nanoseconds(since: $0) < Self.startupRamp } ?? false
         if session.estimator.probeJumps != session.probeJumpsSeen {
             session.probeJumpsSeen = session.estimator.probeJumps
-            if let first = session.firstFeedback, now.nanoseconds(since: first) < Self.startupRamp {
-                session.allocator.headroomConfirmed()
-            }
+            if ramping { session.rampConfirmed = true }
         }
+        if ramping && session.rampConfirmed { session.allocator.headroomConfirmed() }
         let tracks = session.downTracks.map { allocatorTrack($0, now: now) }
         // The first second after feedback starts, before the start probes
         // answered: the 300 kbit/s start estimate is a guess, not a

@@ -59,8 +59,10 @@ final class SubscriberSession {
     /// Whether the allocator's last decisions are applied (feedback came,
     /// or the profile caps the bitrate).
     var isAllocating = false
-    /// The estimator's `probeJumps` at the last allocation.
+    /// The estimator's `probeJumps` at the last allocation, and whether one
+    /// came in the start ramp (`Router+Allocation`).
     var probeJumpsSeen: UInt64 = 0
+    var rampConfirmed = false
     var nextAllocation: MediaTime?
     /// Spreads what is sent at 2.5 times the estimate, once the client
     /// gives feedback (`Router+Pacing`); nil: not paced.
