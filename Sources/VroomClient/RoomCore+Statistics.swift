@@ -30,6 +30,7 @@ extension RoomCore {
                     keyframeRequestsSent: track.keyframeRequestsSent))
         }
         return RoomStatistics(
-            localTracks: localTracks, remoteTracks: remoteTracks, roundTripTimeMilliseconds: media?.roundTripTime.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 })
+            localTracks: localTracks, remoteTracks: remoteTracks, roundTripTimeMilliseconds: media?.roundTripTime.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
+            transportFeedbackSent: media?.transportFeedbackSent ?? 0)
     }
 }

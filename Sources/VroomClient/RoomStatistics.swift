@@ -4,11 +4,19 @@ public struct RoomStatistics: Sendable {
     public var remoteTracks: [RemoteTrackStatistics]
     /// Round-trip time to the server on the media path, when measured.
     public var roundTripTimeMilliseconds: Double?
+    /// Transport-cc feedback packets sent to the server on the subscriber
+    /// connection (every 50 ms while media arrives): what the server's
+    /// downlink estimate for this client is built on.
+    public var transportFeedbackSent: Int
 
-    public init(localTracks: [LocalTrackStatistics], remoteTracks: [RemoteTrackStatistics], roundTripTimeMilliseconds: Double? = nil) {
+    public init(
+        localTracks: [LocalTrackStatistics], remoteTracks: [RemoteTrackStatistics], roundTripTimeMilliseconds: Double? = nil,
+        transportFeedbackSent: Int = 0
+    ) {
         self.localTracks = localTracks
         self.remoteTracks = remoteTracks
         self.roundTripTimeMilliseconds = roundTripTimeMilliseconds
+        self.transportFeedbackSent = transportFeedbackSent
     }
 
     public func remoteTrack(sid: String) -> RemoteTrackStatistics? {

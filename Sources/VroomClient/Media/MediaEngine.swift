@@ -54,6 +54,17 @@ final class MediaEngine: @unchecked Sendable {
     private var remoteAudioPaused = false
     /// The SSRC our RRs, NACKs and PLIs on the subscriber connection are sent from.
     private let receiverSSRC: SSRC
+    /// Transport-wide congestion control on the subscriber connection
+    /// (PROTOCOL.md 7): the offer's transport-cc extension ID, the arrival
+    /// of each sequence number the server stamped, and when feedback is
+    /// next due. The server's downlink estimate is built on this feedback.
+    private var transportCCExtensionID: UInt8?
+    private let transportCC = TransportCCRecorder()
+    private var nextTransportFeedback: MediaTime
+    /// The SSRC of the newest media packet, named in the feedback as
+    /// libwebrtc does (the feedback is about the whole transport).
+    private var lastMediaSSRC = SSRC(0)
+    private var transportFeedbackSent = 0
 
     private var housekeeping: RepeatedTask?
     private var lastReports: MediaTime
@@ -62,6 +73,11 @@ final class MediaEngine: @unchecked Sendable {
     /// (freed in deinit), used only on the event loop, and the writers
     /// check its size (`.bufferTooSmall`).
     private let packetBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
+    /// Where a tick's RTCP to the server is batched (`RTCPBatch`): apart
+    /// from `packetBuffer` because the tick hands frames to `onEvent`,
+    /// whose handler may send a PLI (`requestKeyframe`) meanwhile.
+    /// Sound in the same way as `packetBuffer`.
+    private let rtcpBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: RTCPBatch.maximumCompoundSize, alignment: 16)
 
     /// RTP packets at most this big (header + payload) so the SRTP packet
     /// (plus a 16-byte tag) fits a 1200-byte datagram (PeerTransport's MTU).
@@ -72,6 +88,11 @@ final class MediaEngine: @unchecked Sendable {
     static let maximumHeaderSize = 28
     /// Interval of sender and receiver reports (RFC 3550 6.2 for a few streams: ~1 s).
     static let reportInterval: UInt64 = 1_000_000_000
+    /// Transport-cc feedback every 50 ms, Chrome's shortest interval (it
+    /// sends every 50-100 ms): at 2.5 Mbit/s that is ~12 packets a feedback,
+    /// and the sender's delay trend sees a change within a few of them.
+    /// The 20 ms housekeeping tick sends it on alternate 40 and 60 ms.
+    static let transportFeedbackInterval: UInt64 = 50_000_000
     /// At most one keyframe request per remote track in this long.
     static let keyframeRequestInterval: UInt64 = 300_000_000
     /// RFC 6464's V bit: voice when the level is above -50 dBov.
@@ -103,6 +124,7 @@ final class MediaEngine: @unchecked Sendable {
         subscriber = EnginePeerConnection(
             role: .subscriber, eventLoop: eventLoop, certificate: certificate, configuration: configuration)
         lastReports = EngineClock.now()
+        nextTransportFeedback = lastReports
         publisher.onRTCP = { [unowned self] buffer, length in
             self.handlePublisherRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
         }
@@ -135,6 +157,7 @@ final class MediaEngine: @unchecked Sendable {
 
     deinit {
         packetBuffer.deallocate()
+        rtcpBuffer.deallocate()
     }
 
     // MARK: Publisher: negotiation
@@ -434,6 +457,12 @@ final class MediaEngine: @unchecked Sendable {
         }
         let target = try offer.target(bindHost: configuration.bindHost, override: configuration.serverAddressOverride)
         subscribeOffer = offer
+        // One ID for the whole BUNDLE transport (RFC 8843 9.1): any
+        // m-line's, as long as one offers the feedback too.
+        transportCCExtensionID = offer.media.first { media in
+            guard media.extensions.transportCC != nil, let pt = media.payloadType else { return false }
+            return media.description.rtcpFeedback(for: pt).contains { $0.type == "transport-cc" }
+        }?.extensions.transportCC
         remoteTracksByMID = Dictionary(tracks.map { ($0.mid, $0) }, uniquingKeysWith: { $1 })
         // Receivers: by the offer's a=ssrc for every sending m-line with a track.
         var kept: [SSRC: RemoteTrackReceiver] = [:]
@@ -459,8 +488,13 @@ final class MediaEngine: @unchecked Sendable {
     /// most once per 300 ms.
     func requestKeyframe(trackSid: String) {
         eventLoop.preconditionInEventLoop()
-        guard let ssrc = receivers.first(where: { $0.value.track.trackSid == trackSid })?.key else { return }
-        sendKeyframeRequest(ssrc: ssrc, now: EngineClock.now())
+        guard let ssrc = receivers.first(where: { $0.value.track.trackSid == trackSid })?.key,
+            let pli = keyframeRequest(ssrc: ssrc, now: EngineClock.now())
+        else { return }
+        // At once, not at the next tick: behind an empty RR (RFC 4585 3.1).
+        var rtcp = RTCPBatch(buffer: packetBuffer, reporter: receiverSSRC) { [subscriber] in subscriber.sendRTCP($0) }
+        rtcp.append(pli)
+        rtcp.flush()
     }
 
     /// Paused: remote audio packets are counted but not emitted.
@@ -477,11 +511,16 @@ final class MediaEngine: @unchecked Sendable {
             return
         }
         let ssrc = view.ssrc
+        let now = EngineClock.now()
+        // Every packet counts for the server's estimate, whatever becomes of it here.
+        if let id = transportCCExtensionID, let value = view.extensionValue(id: id), value.count == 2 {
+            transportCC.record(UInt16(value[0]) << 8 | UInt16(value[1]), at: now)
+            lastMediaSSRC = ssrc
+        }
         if receivers[ssrc] == nil, !learnReceiver(view) {
             droppedPackets += 1
             return
         }
-        let now = EngineClock.now()
         guard var receiver = receivers[ssrc], receiver.payloadType == nil || receiver.payloadType == view.payloadType
         else {
             droppedPackets += 1
@@ -547,20 +586,41 @@ final class MediaEngine: @unchecked Sendable {
 
     // MARK: Timers
 
+    /// Every 20 ms: the publisher's SRs when due; on the subscriber
+    /// connection one batch of what is due (RRs, NACKs, PLIs, transport-cc
+    /// feedback), reports first.
     private func tick() {
         guard !isClosed else { return }
         let now = EngineClock.now()
-        repairRemoteVideo(now: now)
+        var rtcp = RTCPBatch(buffer: rtcpBuffer, reporter: receiverSSRC) { [subscriber] in subscriber.sendRTCP($0) }
         if now.nanoseconds(since: lastReports) >= Self.reportInterval {
             lastReports = now
             sendSenderReports(now: now)
-            sendReceiverReports(now: now)
+            appendReceiverReports(now: now, to: &rtcp)
+        }
+        repairRemoteVideo(now: now, rtcp: &rtcp)
+        appendTransportFeedback(now: now, to: &rtcp)
+        rtcp.flush()
+    }
+
+    /// The arrivals not yet reported, when feedback is due (500 packets a
+    /// feedback, four at most: more than 50 ms of anything the server sends).
+    private func appendTransportFeedback(now: MediaTime, to rtcp: inout RTCPBatch) {
+        guard now >= nextTransportFeedback else { return }
+        nextTransportFeedback = nextTransportFeedback.adding(nanoseconds: Self.transportFeedbackInterval)
+        if nextTransportFeedback <= now { nextTransportFeedback = now.adding(nanoseconds: Self.transportFeedbackInterval) }
+        guard subscriber.isConnected else { return }
+        var rounds = 0
+        while rounds < 4, let feedback = transportCC.nextFeedback(senderSSRC: receiverSSRC, mediaSSRC: lastMediaSSRC) {
+            rounds += 1
+            rtcp.append(feedback)
+            transportFeedbackSent += 1
         }
     }
 
     /// Per remote video track: frames a stall released, NACKs due, and a
     /// keyframe request when a frame was given up.
-    private func repairRemoteVideo(now: MediaTime) {
+    private func repairRemoteVideo(now: MediaTime, rtcp: inout RTCPBatch) {
         for ssrc in receivers.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard var receiver = receivers[ssrc], receiver.track.kind == .video else { continue }
             let frames = receiver.assembler.poll(now: now)
@@ -571,33 +631,21 @@ final class MediaEngine: @unchecked Sendable {
             receiver.handledSkips = receiver.assembler.skips
             receivers[ssrc] = receiver
             if !due.isEmpty {
-                sendFeedback(GenericNACK(senderSSRC: receiverSSRC, mediaSSRC: ssrc, lostSequenceNumbers: due))
+                rtcp.append(GenericNACK(senderSSRC: receiverSSRC, mediaSSRC: ssrc, lostSequenceNumbers: due))
             }
             for frame in frames { onEvent(.remoteVideoFrame(trackSid: receiver.track.trackSid, frame)) }
-            if skipped { sendKeyframeRequest(ssrc: ssrc, now: now) }
+            if skipped, let pli = keyframeRequest(ssrc: ssrc, now: now) { rtcp.append(pli) }
         }
     }
 
-    private func sendKeyframeRequest(ssrc: SSRC, now: MediaTime) {
-        guard var receiver = receivers[ssrc], receiver.track.kind == .video else { return }
-        if let last = receiver.lastKeyframeRequest, now.nanoseconds(since: last) < Self.keyframeRequestInterval { return }
+    /// A PLI for a remote video track unless one went out in the last 300 ms.
+    private func keyframeRequest(ssrc: SSRC, now: MediaTime) -> PictureLossIndication? {
+        guard var receiver = receivers[ssrc], receiver.track.kind == .video else { return nil }
+        if let last = receiver.lastKeyframeRequest, now.nanoseconds(since: last) < Self.keyframeRequestInterval { return nil }
         receiver.lastKeyframeRequest = now
         receiver.statistics.keyframeRequestsSent += 1
         receivers[ssrc] = receiver
-        sendFeedback(PictureLossIndication(senderSSRC: receiverSSRC, mediaSSRC: ssrc))
-    }
-
-    /// A feedback message behind an empty RR (RFC 4585 3.1: compound RTCP
-    /// starts with a report; the subscriber offer has no rtcp-rsize).
-    private func sendFeedback(_ packet: some RTCPPacketWriter) {
-        var writer = RTCPCompoundWriter(buffer: packetBuffer)
-        do {
-            try writer.append(ReceiverReport(ssrc: receiverSSRC))
-            try writer.append(packet)
-        } catch {
-            return
-        }
-        subscriber.sendRTCP(writer.written)
+        return PictureLossIndication(senderSSRC: receiverSSRC, mediaSSRC: ssrc)
     }
 
     private func sendSenderReports(now: MediaTime) {
@@ -621,7 +669,7 @@ final class MediaEngine: @unchecked Sendable {
         publisher.sendRTCP(writer.written)
     }
 
-    private func sendReceiverReports(now: MediaTime) {
+    private func appendReceiverReports(now: MediaTime, to rtcp: inout RTCPBatch) {
         guard subscriber.isConnected, !receivers.isEmpty else { return }
         var blocks: [ReceptionReport] = []
         for ssrc in receivers.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
@@ -631,14 +679,13 @@ final class MediaEngine: @unchecked Sendable {
             receivers[ssrc] = receiver
             blocks.append(block)
         }
-        var writer = RTCPCompoundWriter(buffer: packetBuffer)
-        // 31 blocks per RR (5-bit RC); more remote tracks than that wait a round.
+        // 31 blocks per RR (5-bit RC); a batch that fills goes out and the
+        // next RR starts the next compound.
         for chunk in stride(from: 0, to: max(blocks.count, 1), by: 31) {
             let slice = Array(blocks[min(chunk, blocks.count)..<min(chunk + 31, blocks.count)])
-            guard (try? writer.append(ReceiverReport(ssrc: receiverSSRC, reports: slice))) != nil else { break }
+            rtcp.append(ReceiverReport(ssrc: receiverSSRC, reports: slice))
         }
-        try? writer.append(SourceDescription(source: receiverSSRC, cname: cname))
-        subscriber.sendRTCP(writer.written)
+        rtcp.append(SourceDescription(source: receiverSSRC, cname: cname))
     }
 
     // MARK: Statistics, closing
@@ -669,7 +716,8 @@ final class MediaEngine: @unchecked Sendable {
         return MediaEngineStatistics(
             publisherState: publisher.state, subscriberState: subscriber.state, localTracks: local,
             remoteTracks: remote, roundTripTime: roundTripTime,
-            droppedDatagrams: droppedPackets + publisher.droppedDatagrams + subscriber.droppedDatagrams)
+            droppedDatagrams: droppedPackets + publisher.droppedDatagrams + subscriber.droppedDatagrams,
+            transportFeedbackSent: transportFeedbackSent)
     }
 
     /// The UDP port of a connection's socket, once bound.

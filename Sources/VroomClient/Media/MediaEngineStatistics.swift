@@ -35,4 +35,6 @@ struct MediaEngineStatistics: Sendable {
     var roundTripTime: Duration?
     /// Datagrams dropped as malformed, unauthenticated, replayed or unknown.
     var droppedDatagrams: Int
+    /// Transport-cc feedback packets sent on the subscriber connection.
+    var transportFeedbackSent: Int = 0
 }
