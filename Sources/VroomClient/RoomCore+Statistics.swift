@@ -27,7 +27,9 @@ extension RoomCore {
                     lastFrameNumber: video?.lastFrameNumber, latencyMilliseconds: video?.latencies ?? [],
                     decodedSizeChanges: video?.sizeChanges ?? [],
                     audioFrequency: audio?.frequency(), nacksSent: track.nacksSent,
-                    keyframeRequestsSent: track.keyframeRequestsSent))
+                    keyframeRequestsSent: track.keyframeRequestsSent, freezeCount: video?.freezes.freezes ?? 0,
+                    totalFreezesDurationMilliseconds: video.map { Double($0.freezes.totalFreezeDuration.components.attoseconds) / 1e15
+                        + Double($0.freezes.totalFreezeDuration.components.seconds) * 1000 } ?? 0))
         }
         return RoomStatistics(
             localTracks: localTracks, remoteTracks: remoteTracks, roundTripTimeMilliseconds: media?.roundTripTime.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },

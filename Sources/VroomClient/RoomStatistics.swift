@@ -71,4 +71,9 @@ public struct RemoteTrackStatistics: Sendable {
     public var audioFrequency: Double?
     public var nacksSent: Int
     public var keyframeRequestsSent: Int
+    /// Video: gaps between shown frames (decoded, or assembled when the
+    /// room does not decode video) of at least max(3 x the mean gap, mean +
+    /// 150 ms), WebRTC's `freezeCount`; and their total length.
+    public var freezeCount: Int = 0
+    public var totalFreezesDurationMilliseconds: Double = 0
 }
