@@ -174,7 +174,8 @@ for name in sorted(used - exported):
 # The panels the README promises.
 wanted = ['vroom_rooms', 'vroom_participants', 'vroom_packets_forwarded_total', 'vroom_packets_dropped_total',
           'vroom_retransmissions_total', 'vroom_pli_sent_total', 'vroom_join_seconds_bucket',
-          'vroom_network_quality_participants', 'vroom_webhooks_pending']
+          'vroom_network_quality_participants', 'vroom_webhooks_pending', 'vroom_subscriber_estimate_bps_bucket',
+          'vroom_tracks_switched_off', 'vroom_layer_switches_total', 'vroom_probe_packets_total']
 for name in wanted:
     if name not in used:
         problems.append(f'dashboard: no panel uses {name}')

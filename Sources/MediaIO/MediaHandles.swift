@@ -48,5 +48,11 @@ public typealias MediaTrackPriority = TrackPriority
 /// Why a subscribed video track is switched off (PROTOCOL.md section 7).
 public typealias MediaSwitchOffReason = SwitchOffReason
 
+/// A subscriber's bandwidth profile as the stream allocator takes it
+/// (PROTOCOL.md section 7), with its mode and switch-off mode.
+public typealias MediaAllocationProfile = AllocationProfile
+public typealias MediaAllocationMode = AllocationMode
+public typealias MediaTrackSwitchOffMode = TrackSwitchOffMode
+
 /// One simulcast layer of a published track (PROTOCOL.md section 7).
 public typealias MediaSimulcastLayer = SimulcastLayer

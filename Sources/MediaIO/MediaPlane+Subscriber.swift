@@ -128,6 +128,9 @@ extension MediaPlane {
                     if self.state.withLock({ $0.participants[participant]?.remoteAudioPaused ?? false }) {
                         try router.setAudioPaused(subscriber: plan.transport, paused: true)
                     }
+                    if let profile = self.state.withLock({ $0.participants[participant]?.allocationProfile }) {
+                        try router.setAllocationProfile(subscriber: plan.transport, profile)
+                    }
                 } catch {
                     logger.error("\(participant): subscriber connection not created: \(error)")
                     rooms.removeConnection(plan.transport)

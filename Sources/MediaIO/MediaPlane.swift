@@ -244,6 +244,22 @@ public final class MediaPlane: Sendable {
         }
     }
 
+    /// The bandwidth profile `participant` joined with (PROTOCOL.md 7): how
+    /// its downlink is shared among the tracks it receives. Kept for a
+    /// subscriber connection that does not exist yet.
+    public func setAllocationProfile(participant: ParticipantHandle, room: RoomHandle, _ profile: MediaAllocationProfile) {
+        let transport = state.withLock { state -> TransportID? in
+            var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
+            media.allocationProfile = profile
+            state.participants[participant] = media
+            return media.subscriber.transport
+        }
+        guard let transport else { return }
+        workers[workerIndex(for: room)].enqueue { rooms in
+            try? rooms.routers[room]?.setAllocationProfile(subscriber: transport, profile)
+        }
+    }
+
     /// Pauses or resumes the audio forwarded to `participant` (an audio
     /// interruption). Kept for a subscriber connection that does not exist
     /// yet: it starts paused.

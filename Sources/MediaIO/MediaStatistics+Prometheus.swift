@@ -39,6 +39,24 @@ extension MediaStatistics {
         out.sample("vroom_pli_sent_total", [:], router.pliSent)
         out.family("vroom_transport_cc_feedback_sent_total", "Transport-wide congestion control feedback packets sent.", "counter")
         out.sample("vroom_transport_cc_feedback_sent_total", [:], router.transportCCFeedbackSent)
+        out.family("vroom_layer_switches_total", "Spatial or temporal layer changes of subscribed tracks.", "counter")
+        out.sample("vroom_layer_switches_total", [:], router.layerSwitches)
+        out.family("vroom_probe_packets_total", "Bandwidth probe packets (padding) sent to subscribers.", "counter")
+        out.sample("vroom_probe_packets_total", [:], router.probePacketsSent)
+        out.family("vroom_tracks_switched_off", "Subscribed video tracks switched off now, by reason.", "gauge")
+        for reason in SwitchOffReason.allCases {
+            out.sample("vroom_tracks_switched_off", ["reason": reason.rawValue], UInt64(tracksSwitchedOff[reason] ?? 0))
+        }
+        let estimates = router.subscriberEstimates
+        out.family(
+            "vroom_subscriber_estimate_bps", "Subscribers' downlink estimates in bits/s, observed once a second each.",
+            "histogram")
+        for (index, bound) in EstimateHistogram.bounds.enumerated() {
+            out.sample("vroom_subscriber_estimate_bps_bucket", ["le": String(bound)], estimates.cumulative(index))
+        }
+        out.sample("vroom_subscriber_estimate_bps_bucket", ["le": "+Inf"], estimates.count)
+        out.sample("vroom_subscriber_estimate_bps_sum", [:], estimates.sum)
+        out.sample("vroom_subscriber_estimate_bps_count", [:], estimates.count)
         out.family("vroom_udp_datagrams_received_total", "Datagrams received on the media ports.", "counter")
         out.sample("vroom_udp_datagrams_received_total", [:], datagramsReceived)
         out.family("vroom_udp_datagrams_sent_total", "Datagrams sent from the media ports.", "counter")

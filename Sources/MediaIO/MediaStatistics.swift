@@ -18,6 +18,8 @@ public struct MediaStatistics: Sendable, Equatable {
     public var sendFailures: UInt64 = 0
     public var rooms = 0
     public var connections = 0
+    /// Subscribed video tracks switched off now, by reason (a gauge).
+    public var tracksSwitchedOff: [SwitchOffReason: Int] = [:]
 
     public init() {}
 
@@ -32,6 +34,7 @@ public struct MediaStatistics: Sendable, Equatable {
         sendFailures &+= other.sendFailures
         rooms += other.rooms
         connections += other.connections
+        tracksSwitchedOff.merge(other.tracksSwitchedOff, uniquingKeysWith: +)
     }
 }
 
@@ -53,7 +56,10 @@ extension MediaWorkerRooms {
     /// This worker's counters, live and retired (egress as of the last timer run).
     func statistics() -> MediaStatistics {
         var s = retired
-        for router in routers.values { s.router.add(router.counters) }
+        for router in routers.values {
+            s.router.add(router.counters)
+            router.countSwitchedOff(into: &s.tracksSwitchedOff)
+        }
         for connection in table.byID.values { s.transport.add(connection.transport.counters) }
         s.unknownTuple &+= table.counters.unknownTuple
         s.truncated &+= table.counters.truncated
@@ -97,6 +103,8 @@ extension MediaStatistics: CustomStringConvertible {
         add("nack.misses", router.nackMisses)
         add("pli.sent", router.pliSent)
         add("twcc.sent", router.transportCCFeedbackSent)
+        add("probes.sent", router.probePacketsSent)
+        add("layer.switches", router.layerSwitches)
         add("rtcp.received", router.rtcpReceived)
         add("rtcp.sent", router.rtcpSent)
         add("udp.sent", datagramsSent)

@@ -11,8 +11,10 @@ import WebRTC
 protocol MediaWorkerHandler: AnyObject, SendableMetatype {
     /// `count` datagrams were received into `ring` (slots 0..<count; a
     /// length of 0 marks a truncated one). Replies and forwarded packets go
-    /// into `egress`, which the worker flushes after this call.
-    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue)
+    /// into `egress`, which the worker flushes after this call. Returns a
+    /// time its timers must now run by when it became sooner than the last
+    /// `fireTimers` said (a pacer held a packet back); nil otherwise.
+    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime?
 
     /// Runs the timers that are due (DTLS retransmissions, consent, RTCP
     /// reports, congestion feedback) and returns the next deadline.
@@ -127,7 +129,9 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
                 for _ in 0..<16 {
                     let count = vroom_udp_receive_batch(socket.descriptor, ingress.datagrams, UInt32(ingress.capacity))
                     if count <= 0 { break }
-                    handler.received(ingress, count: Int(count), now: MediaClock.now(), egress: egress)
+                    if let sooner = handler.received(ingress, count: Int(count), now: MediaClock.now(), egress: egress) {
+                        deadline = min(deadline, sooner)
+                    }
                     egress.flush()
                     if Int(count) < ingress.capacity { break }
                 }

@@ -94,8 +94,9 @@ final class MediaWorkerRooms: MediaWorkerHandler {
 
     // MARK: - The packet path
 
-    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) {
+    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime? {
         var sink = ConnectionSink(connections: table, egress: egress)
+        var sooner: MediaTime?
         for index in 0..<count {
             table.counters.received &+= 1
             let length = ring.length(index)
@@ -115,6 +116,11 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                     break
                 }
                 router.receiveRTP(buffer, length: plain, from: connection.id, now: now, into: &sink)
+                // A pacer held a copy back: the router's tick sends it.
+                if let wanted = router.tickWanted, wanted < routerDeadlines[connection.room] ?? wanted.adding(nanoseconds: 1) {
+                    routerDeadlines[connection.room] = wanted
+                    sooner = min(sooner ?? wanted, wanted)
+                }
             case .rtcp(let plain):
                 guard let router = routers[connection.room] else {
                     table.counters.unexpected &+= 1
@@ -127,6 +133,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                 break  // counted by the transport
             }
         }
+        return sooner
     }
 
     func fireTimers(now: MediaTime, egress: EgressQueue) -> MediaTime {

@@ -15,6 +15,8 @@ struct ParticipantMedia: Sendable {
     /// interruption, PROTOCOL.md 3.3); applied to the subscriber connection
     /// whenever it exists, also when it is created after the interruption began.
     var remoteAudioPaused = false
+    /// The bandwidth profile of its join, for its subscriber connection.
+    var allocationProfile = AllocationProfile()
 
     init(room: RoomHandle, worker: Int) {
         self.room = room

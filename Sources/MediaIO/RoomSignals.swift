@@ -41,6 +41,11 @@ extension MediaWorkerRooms {
             }
             if let change = state.speakers.update(activity, now: now) {
                 events(.dominantSpeaker(room: room, participant: change.speaker))
+                // Its video gets the subscribers' dominantSpeakerPriority.
+                let publisher = change.speaker.flatMap { speaker in
+                    table.byID.values.first { $0.participant == speaker && $0.role == .publisher }?.id
+                }
+                router.setDominantSpeaker(publisher: publisher)
             }
         }
 

@@ -26,6 +26,24 @@ extension Node {
         try await updatePreferences(participant: participant, track: track) { $0.switchedOff = off }
     }
 
+    /// The video part of the bandwidth profile `participant` joined `room`
+    /// with (`join.bandwidthProfile.video`, PROTOCOL.md 7), by the
+    /// protocol's names; a nil field takes Twilio's default (`collaboration`,
+    /// `predicted`, `standard`, no cap).
+    public func setBandwidthProfile(
+        participant: ParticipantSID, room: RoomSID, mode: String?, trackSwitchOffMode: String?,
+        dominantSpeakerPriority: TrackPriority?, maxSubscriptionBitrate: Int?
+    ) {
+        var profile = MediaAllocationProfile()
+        if let mode = mode.flatMap(MediaAllocationMode.init(rawValue:)) { profile.mode = mode }
+        if let switchOff = trackSwitchOffMode.flatMap(MediaTrackSwitchOffMode.init(rawValue:)) {
+            profile.trackSwitchOffMode = switchOff
+        }
+        if let priority = dominantSpeakerPriority { profile.dominantSpeakerPriority = MediaTrackPriority(priority) }
+        profile.maxSubscriptionBitrate = maxSubscriptionBitrate.flatMap { $0 > 0 ? $0 : nil }
+        media.setAllocationProfile(participant: participant, room: room, profile)
+    }
+
     private func updatePreferences(
         participant: ParticipantSID, track: TrackSID, _ change: @escaping @Sendable (inout DownTrackPreferences) -> Void
     ) async throws(RoomError) {

@@ -85,6 +85,12 @@ public final class RoomMedia: Sendable {
         plane.updatePreferences(participant: handle, room: roomHandle, track: trackHandle, change)
     }
 
+    /// The bandwidth profile `participant` joined `room` with.
+    public func setAllocationProfile(participant: ParticipantSID, room: RoomSID, _ profile: MediaAllocationProfile) {
+        let (handle, roomHandle) = handles(participant: participant, room: room)
+        plane.setAllocationProfile(participant: handle, room: roomHandle, profile)
+    }
+
     // MARK: - Subscriber connection
 
     /// The subscriber offer for `slots`, or nil for a connection with no

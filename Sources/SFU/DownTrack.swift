@@ -35,6 +35,9 @@ public final class DownTrack {
     var previousReport: (highest: UInt32, lost: Int32, upstreamLost: Int64)?
     unowned let receiver: Receiver
     unowned let session: SubscriberSession
+    /// Where the last packet written has its transport-wide number (the
+    /// pacer writes it when the packet leaves); nil: it has none.
+    var transportSequenceOffset: Int?
     /// The two-byte extension form is needed (an ID above 14, a mid longer
     /// than 16 bytes); otherwise the one-byte form (RFC 8285).
     let twoByteExtensions: Bool
@@ -50,6 +53,16 @@ public final class DownTrack {
     var temporal = TemporalLayerFilter()
     /// Switched off by the subscriber (`switchOffTrack`).
     var switchedOffBySubscriber = false
+    /// Switched off by the stream allocator (`networkCongestion`,
+    /// `maxBandwidthReached`); nil while it forwards a layer.
+    var switchedOffByAllocator: SwitchOffReason?
+    /// The TID caps: the subscriber's own (`setTemporalLayerCap`) and the
+    /// allocator's; the filter gets the lower.
+    var subscriberTemporalCap = TemporalLayerFilter.all
+    var allocatedTemporalCap = TemporalLayerFilter.all
+    /// The spatial layers the allocator needs of the publisher for this
+    /// DownTrack (bit i: layer i); nil while no allocation applies.
+    var neededLayers: UInt64?
     /// The subscriber's own priority for the track; nil: the publisher's.
     var subscriberPriority: TrackPriority?
 
@@ -63,8 +76,12 @@ public final class DownTrack {
         guard kind == .video else { return nil }
         if switchedOffBySubscriber { return .disabledBySubscriber }
         if !receiver.isForwarding { return .disabledByPublisher }
-        return nil
+        return switchedOffByAllocator
     }
+
+    /// Nothing of it goes out: switched off by the subscriber or by the
+    /// allocator (the publisher's own switch-off stops the Receiver instead).
+    var isHeld: Bool { switchedOffBySubscriber || switchedOffByAllocator != nil }
 
     init(
         track: TrackID, receiver: Receiver, session: SubscriberSession, ssrc: SSRC, rtxSSRC: SSRC?,
@@ -127,9 +144,37 @@ public final class DownTrack {
         slot.sfuSetU32(parameters.timestamp, at: 4)
         slot.sfuSetU32((rtx ? rtxSSRC! : ssrc).rawValue, at: 8)
 
-        // Extensions: header word at 12, elements from 16.
+        var offset = writeExtensions(
+            from: source, transportSequence: transportSequence, into: slot, limit: slot.count &- body.count &- 2)
+        if rtx {
+            slot.sfuSetU16(parameters.sequenceNumber, at: offset)
+            offset &+= 2
+        }
+        guard offset &+ body.count <= slot.count else { return nil }
+        let payloadStart = offset
+        UnsafeMutableRawBufferPointer(rebasing: slot[offset..<(offset &+ body.count)]).copyMemory(from: body)
+        offset &+= body.count
+        if parameters.pictureID != nil || parameters.tl0PicIdx != nil {
+            let payload = UnsafeMutableRawBufferPointer(
+                rebasing: slot[payloadStart..<(offset &- source.paddingLength)])
+            // The descriptor was validated when the packet came in; the copy
+            // has the same bytes at the same offsets.
+            try? VP8PayloadDescriptor.rewrite(
+                payload, pictureID: parameters.pictureID, tl0PicIdx: parameters.tl0PicIdx)
+        }
+        if rtx { rtxSequence &+= 1 }
+        return offset
+    }
+
+    /// Writes the header extensions after a 12-byte header already in
+    /// `slot` (mid, transport-wide number, then the copies of `source`'s
+    /// negotiated ones), ending before `limit`; sets the X bit when any was
+    /// written. Returns where the payload starts.
+    private func writeExtensions(
+        from source: RTPPacketView?, transportSequence: UInt16, into slot: UnsafeMutableRawBufferPointer, limit: Int
+    ) -> Int {
+        // Header word at 12, elements from 16.
         var offset = 16
-        let limit = slot.count &- body.count &- 2
         var wroteAny = false
         func element(_ id: UInt8, _ count: Int) -> Int? {
             if twoByteExtensions {
@@ -152,45 +197,51 @@ public final class DownTrack {
                 UnsafeMutableRawBufferPointer(rebasing: slot[start..<(start &+ $0.count)]).copyMemory(from: $0)
             }
         }
+        transportSequenceOffset = nil
         if let id = session.transportCCExtensionID, let start = element(id, 2) {
             slot.sfuSetU16(transportSequence, at: start)
+            transportSequenceOffset = start
         }
-        for copy in extensionCopies {
-            guard let value = source.extensionValue(id: copy.publisherID),
-                let start = element(copy.subscriberID, value.count)
-            else { continue }
-            UnsafeMutableRawBufferPointer(rebasing: slot[start..<(start &+ value.count)]).copyMemory(from: value)
-        }
-        if wroteAny {
-            while offset & 3 != 0 {
-                slot[offset] = 0
-                offset &+= 1
+        if let source {
+            for copy in extensionCopies {
+                guard let value = source.extensionValue(id: copy.publisherID),
+                    let start = element(copy.subscriberID, value.count)
+                else { continue }
+                UnsafeMutableRawBufferPointer(rebasing: slot[start..<(start &+ value.count)]).copyMemory(from: value)
             }
-            slot.sfuSetU16(
-                twoByteExtensions ? RTPHeaderExtensionForm.twoByteProfile : RTPHeaderExtensionForm.oneByteProfile,
-                at: 12)
-            slot.sfuSetU16(UInt16(truncatingIfNeeded: (offset &- 16) / 4), at: 14)
-            slot[0] |= 0x10
-        } else {
-            offset = 12
         }
-        if rtx {
-            slot.sfuSetU16(parameters.sequenceNumber, at: offset)
-            offset &+= 2
+        guard wroteAny else { return 12 }
+        while offset & 3 != 0 {
+            slot[offset] = 0
+            offset &+= 1
         }
-        guard offset &+ body.count <= slot.count else { return nil }
-        let payloadStart = offset
-        UnsafeMutableRawBufferPointer(rebasing: slot[offset..<(offset &+ body.count)]).copyMemory(from: body)
-        offset &+= body.count
-        if parameters.pictureID != nil || parameters.tl0PicIdx != nil {
-            let payload = UnsafeMutableRawBufferPointer(
-                rebasing: slot[payloadStart..<(offset &- source.paddingLength)])
-            // The descriptor was validated when the packet came in; the copy
-            // has the same bytes at the same offsets.
-            try? VP8PayloadDescriptor.rewrite(
-                payload, pictureID: parameters.pictureID, tl0PicIdx: parameters.tl0PicIdx)
-        }
-        if rtx { rtxSequence &+= 1 }
+        slot.sfuSetU16(
+            twoByteExtensions ? RTPHeaderExtensionForm.twoByteProfile : RTPHeaderExtensionForm.oneByteProfile,
+            at: 12)
+        slot.sfuSetU16(UInt16(truncatingIfNeeded: (offset &- 16) / 4), at: 14)
+        slot[0] |= 0x10
+        return offset
+    }
+
+    /// Writes a padding-only packet (RFC 3550 5.1: no payload, `count`
+    /// bytes of padding, 1-255) on the RTX stream into `slot`, for a
+    /// bandwidth probe: libwebrtc sends its own padding the same way, and a
+    /// receiver counts it for congestion control and discards it. Returns
+    /// its length; nil without an RTX stream or room in the slot.
+    func writePadding(_ count: Int, transportSequence: UInt16, into slot: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let rtxSSRC, let rtxPayloadType, (1...255).contains(count), slot.count >= 64 &+ count else { return nil }
+        slot[0] = 0x80 | 0x20
+        slot[1] = rtxPayloadType
+        slot.sfuSetU16(rtxSequence, at: 2)
+        slot.sfuSetU32(munger.lastTimestamp, at: 4)
+        slot.sfuSetU32(rtxSSRC.rawValue, at: 8)
+        var offset = writeExtensions(
+            from: nil, transportSequence: transportSequence, into: slot, limit: slot.count &- count)
+        guard offset &+ count <= slot.count else { return nil }
+        for index in offset..<(offset &+ count &- 1) { slot[index] = 0 }
+        offset &+= count
+        slot[offset &- 1] = UInt8(truncatingIfNeeded: count)
+        rtxSequence &+= 1
         return offset
     }
 }

@@ -30,6 +30,10 @@ public enum DropReason: Int, Hashable, Sendable, CaseIterable {
     /// RTP whose `rtp-stream-id` (or repaired one) names no layer of the
     /// m-line its MID names.
     case unknownRID
+    /// A subscriber's pacer could not hold the copy (its queue or the
+    /// room's held-packet slots full), or dropped stale video from a queue
+    /// longer than its limit.
+    case pacerQueue
 
     public var metricLabel: String {
         switch self {
@@ -46,6 +50,7 @@ public enum DropReason: Int, Hashable, Sendable, CaseIterable {
         case .noSlot: "no_slot"
         case .tooLarge: "too_large"
         case .unknownRID: "unknown_rid"
+        case .pacerQueue: "pacer_queue"
         }
     }
 }

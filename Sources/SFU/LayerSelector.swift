@@ -42,12 +42,15 @@ public struct LayerSelector: Sendable {
     public let layerCount: Int
     /// What the subscriber renders; nil: no cap (the highest layer).
     public var renderSize: (width: Int, height: Int)?
+    /// The highest layer the subscriber's bandwidth allows (the
+    /// `StreamAllocator`'s choice); nil: no cap.
+    public var maxLayer: Int?
     /// The layer forwarded now; nil before the first switch.
     public private(set) var current: Int?
     /// The layer wanted; a switch is pending while it differs from `current`.
     public private(set) var target: Int
-    /// The layer the render size asks for, live or not (the publisher is
-    /// asked to keep it on).
+    /// The layer the render size asks for, within `maxLayer`, live or not
+    /// (the publisher is asked to keep it on).
     public private(set) var ideal: Int
     /// When the router started waiting for the target's keyframe.
     public private(set) var waitingSince: MediaTime?
@@ -105,7 +108,7 @@ public struct LayerSelector: Sendable {
             waitingSince = nil
             if let current { target = current }
         }
-        ideal = idealLayer(layer)
+        ideal = min(idealLayer(layer), maxLayer ?? layerCount - 1)
         var best: Int?
         var lowestAbove: Int?
         for index in 0..<layerCount {

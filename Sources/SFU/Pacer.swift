@@ -163,6 +163,30 @@ public struct Pacer: Sendable {
         return stored
     }
 
+    /// Whether a packet may skip the queue and leave at once: nothing is
+    /// queued and the budget has room (audio: nothing queued is enough).
+    /// When true it is charged as sent with no delay; when false the caller
+    /// enqueues it. The common case on a link with room: no copy, no wait.
+    public mutating func admitDirect(size: Int, class pacingClass: PacingClass, now: MediaTime) -> Bool {
+        guard queuedPackets == 0 else { return false }
+        refill(now: now)
+        guard pacingClass == .audio || credit >= -Self.slack else { return false }
+        _ = sent(PacedPacket(handle: 0, size: max(0, size), pacingClass: pacingClass, enqueued: now), now: now)
+        return true
+    }
+
+    /// Empties the queue unsent, giving each packet to `body` (whose bytes
+    /// the caller frees): the connection is going away.
+    public mutating func removeAll(_ body: (PacedPacket) -> Void) {
+        for index in 0..<4 {
+            while let packet = index == 0 ? rings.audio.removeFirst() : index == 1 ? rings.retransmission.removeFirst()
+                : index == 2 ? rings.video.removeFirst() : rings.padding.removeFirst()
+            {
+                body(packet)
+            }
+        }
+    }
+
     /// The next thing to do at `now`, nil when nothing may leave yet (see
     /// `nextSendTime`). Call until nil.
     public mutating func dequeue(now: MediaTime) -> Output? {

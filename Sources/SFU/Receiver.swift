@@ -85,6 +85,9 @@ public final class Receiver {
     var samplePrior = ReceptionSnapshot()
     /// Bytes and packets at the last report ticks, for `/Stats` bitrates.
     var rateMeter = RateMeter()
+    /// The bitrate last measured while packets came (the stream allocator's
+    /// figure for a layer that paused).
+    var lastMeasuredBitrate: Int?
 
     init(
         track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,

@@ -34,18 +34,30 @@ extension Router {
         let downTrack = try downTrack(track: track, subscriber: subscriber)
         lastNow = now
         guard downTrack.kind == .video, downTrack.switchedOffBySubscriber != off else { return }
+        let wasHeld = downTrack.isHeld
         downTrack.switchedOffBySubscriber = off
-        if off {
-            downTrack.munger.pause()
-        } else {
-            downTrack.munger.resume()
+        holdChanged(downTrack, wasHeld: wasHeld, now: now)
+    }
+
+    /// After a DownTrack's switch-off flags changed: pauses its munger when
+    /// it became held, or resumes it at a keyframe (asked for at once, with
+    /// continuous numbering) when it no longer is; emits the switch-off
+    /// event and the publisher's layers.
+    func holdChanged(_ downTrack: DownTrack, wasHeld: Bool, now: MediaTime) {
+        let held = downTrack.isHeld
+        if held != wasHeld {
+            if held {
+                downTrack.munger.pause()
+            } else {
+                downTrack.munger.resume()
+            }
+            if downTrack.selector != nil {
+                downTrack.selector?.reset(now: now)
+                downTrack.currentLayer = nil
+                if !held { updateLayer(downTrack, now: now) }
+            }
+            if !held && downTrack.receiver.isForwarding { wantKeyframe(downTrack.source) }
         }
-        if downTrack.selector != nil {
-            downTrack.selector?.reset(now: now)
-            downTrack.currentLayer = nil
-            if !off { updateLayer(downTrack, now: now) }
-        }
-        if !off && downTrack.receiver.isForwarding { wantKeyframe(downTrack.source) }
         noteSwitchOff(downTrack)
         if downTrack.receiver.isSimulcast { updatePublisherLayers(downTrack.receiver) }
     }
@@ -80,7 +92,8 @@ extension Router {
         track: TrackID, subscriber: TransportID, _ maxTemporalLayer: Int?
     ) throws(RouterError) {
         let downTrack = try downTrack(track: track, subscriber: subscriber)
-        downTrack.temporal.cap = UInt8(clamping: min(maxTemporalLayer ?? 3, 3))
+        downTrack.subscriberTemporalCap = UInt8(clamping: min(maxTemporalLayer ?? 3, 3))
+        downTrack.temporal.cap = min(downTrack.subscriberTemporalCap, downTrack.allocatedTemporalCap)
     }
 
     /// The layer events since the last call, oldest first.
@@ -146,6 +159,7 @@ extension Router {
             if let current = downTrack.currentLayer { mask |= 1 << UInt64(current) }
             mask |= 1 << UInt64(selector.target)
             mask |= 1 << UInt64(selector.ideal)
+            mask |= downTrack.neededLayers ?? 0
         }
         guard mask != track.reportedActiveLayers else { return }
         track.reportedActiveLayers = mask

@@ -60,14 +60,14 @@ extension Router {
         case .pictureLossIndication(let pli):
             guard let downTrack = downTrackRoutes[Self.key(session.transport, pli.mediaSSRC)] else { return }
             downTrack.stats.plisReceived &+= 1
-            if downTrack.receiver.isForwarding && !downTrack.switchedOffBySubscriber {
+            if downTrack.switchOffReason == nil {
                 requestKeyframe(downTrack.source, now: now, into: &sink)
             }
         case .fullIntraRequest(let fir):
             for entry in fir.entries {
                 guard let downTrack = downTrackRoutes[Self.key(session.transport, entry.ssrc)] else { continue }
                 downTrack.stats.firsReceived &+= 1
-                if downTrack.receiver.isForwarding && !downTrack.switchedOffBySubscriber {
+                if downTrack.switchOffReason == nil {
                     requestKeyframe(downTrack.source, now: now, into: &sink)
                 }
             }

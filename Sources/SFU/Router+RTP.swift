@@ -136,7 +136,10 @@ extension Router {
                 requestKeyframe(downTrack.receiver.layer(at: layer), now: now, into: &sink)
                 return
             }
-            if downTrack.currentLayer != nil { downTrack.stats.layerSwitches &+= 1 }
+            if downTrack.currentLayer != nil {
+                downTrack.stats.layerSwitches &+= 1
+                counters.layerSwitches &+= 1
+            }
             downTrack.currentLayer = layer
             downTrack.selector?.switched(to: layer)
             downTrack.munger.requestResync()
@@ -158,7 +161,10 @@ extension Router {
             let before = downTrack.temporal.current
             let admitted = downTrack.temporal.admit(input)
             if downTrack.temporal.current != before {
-                if downTrack.munger.lastForwardTime != nil { downTrack.stats.layerSwitches &+= 1 }
+                if downTrack.munger.lastForwardTime != nil {
+                    downTrack.stats.layerSwitches &+= 1
+                    counters.layerSwitches &+= 1
+                }
                 downTrack.stats.layer = downTrack.forwardedLayer()
             }
             guard admitted else {
@@ -201,6 +207,12 @@ extension Router {
         downTrack: DownTrack, now: MediaTime, into sink: inout some PacketSink
     ) -> Int? {
         let transport = downTrack.subscriber
+        // A subscriber's pacer may hold the copy back (a burst over its
+        // budget); it then leaves from `tick`.
+        guard mayLeaveNow(downTrack, size: view.bytes.count, asRTX: asRTX, now: now) else {
+            return hold(
+                view, payloadOffset: payloadOffset, parameters: parameters, asRTX: asRTX, downTrack: downTrack, now: now)
+        }
         guard let slot = sink.slot(for: transport) else {
             counters.drop(.noSlot)
             return nil

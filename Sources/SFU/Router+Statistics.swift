@@ -72,8 +72,9 @@ extension Router {
         return rtt.seconds
     }
 
-    /// Marks every receiver's and DownTrack's counters for their rates:
-    /// once a second, at the report tick (not on the packet path).
+    /// Marks every receiver's and DownTrack's counters for their rates, and
+    /// observes each subscriber's downlink estimate: once a second, at the
+    /// report tick (not on the packet path).
     func markRates(now: MediaTime) {
         for receiver in receivers.values {
             for index in 0..<receiver.layerCount {
@@ -82,6 +83,7 @@ extension Router {
             }
         }
         for session in subscribers.values {
+            if session.hasDownlinkFeedback { counters.subscriberEstimates.observe(session.estimator.estimate) }
             for downTrack in session.downTracks {
                 downTrack.rateMeter.mark(bytes: downTrack.stats.bytes, packets: downTrack.stats.packets, now: now)
             }

@@ -9,6 +9,12 @@ extension Router {
     public func tick(now: MediaTime, into sink: inout some PacketSink) -> MediaTime {
         var deadline = now.adding(nanoseconds: reportInterval)
         lastNow = now
+        tickWanted = nil
+
+        // Each subscriber's share of its downlink, then its probes.
+        if let next = allocateDue(now: now) { deadline = min(deadline, next) }
+        if let next = sendProbes(now: now, into: &sink) { deadline = min(deadline, next) }
+        if let next = releasePaced(now: now, into: &sink) { deadline = min(deadline, next) }
 
         // Simulcast layer choices: liveness, keyframe timeouts, back-offs.
         for receiver in receivers.values where receiver.isSimulcast {

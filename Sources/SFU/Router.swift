@@ -42,6 +42,14 @@ public final class Router {
     /// the time for commands that take none (`addDownTrack`); nil before
     /// any (then the first tick decides).
     var lastNow: MediaTime?
+    /// The publisher connection of the room's dominant speaker: its video
+    /// gets the bandwidth profile's `dominantSpeakerPriority`.
+    var dominantSpeaker: TransportID?
+    /// When `tick` must run to send what a pacer held back since the last
+    /// tick; nil: nothing new (the last deadline stands).
+    public internal(set) var tickWanted: MediaTime?
+    /// Copies the subscribers' pacers hold back (`Router+Pacing`).
+    let heldPackets = HeldPacketPool()
 
     struct Route {
         let receiver: Receiver
@@ -211,6 +219,7 @@ public final class Router {
 
     public func removeSubscriber(transport: TransportID) {
         guard let session = subscribers[transport] else { return }
+        dropHeld(session)
         for downTrack in session.downTracks { removeDownTrack(track: downTrack.track, subscriber: transport) }
         subscribers[transport] = nil
     }

@@ -18,5 +18,8 @@ extension RouterCounters {
         rtcpReceived &+= other.rtcpReceived
         rtcpSent &+= other.rtcpSent
         transportCCFeedbackSent &+= other.transportCCFeedbackSent
+        probePacketsSent &+= other.probePacketsSent
+        layerSwitches &+= other.layerSwitches
+        subscriberEstimates.add(other.subscriberEstimates)
     }
 }

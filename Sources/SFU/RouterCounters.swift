@@ -45,6 +45,14 @@ public struct RouterCounters: Sendable, Equatable {
     public var rtcpSent: UInt64 = 0
     /// Transport-cc feedback packets sent to publishers.
     public var transportCCFeedbackSent: UInt64 = 0
+    /// `vroom_probe_packets_total`: bandwidth probe packets (padding)
+    /// sent to subscribers.
+    public var probePacketsSent: UInt64 = 0
+    /// `vroom_layer_switches_total`: spatial or temporal layer changes of
+    /// DownTracks.
+    public var layerSwitches: UInt64 = 0
+    /// `vroom_subscriber_estimate_bps`.
+    public var subscriberEstimates = EstimateHistogram()
 
     public init() {}
 
@@ -60,7 +68,7 @@ struct DropCounts: Sendable, Equatable {
     var malformed: UInt64 = 0, unknownSSRC: UInt64 = 0, unknownTransport: UInt64 = 0, disabled: UInt64 = 0
     var paused: UInt64 = 0, padding: UInt64 = 0, rtxProbe: UInt64 = 0, duplicate: UInt64 = 0
     var tooOld: UInt64 = 0, waitingForKeyframe: UInt64 = 0, noSlot: UInt64 = 0, tooLarge: UInt64 = 0
-    var unknownRID: UInt64 = 0
+    var unknownRID: UInt64 = 0, pacerQueue: UInt64 = 0
 
     subscript(reason: DropReason) -> UInt64 {
         get {
@@ -78,6 +86,7 @@ struct DropCounts: Sendable, Equatable {
             case .noSlot: noSlot
             case .tooLarge: tooLarge
             case .unknownRID: unknownRID
+            case .pacerQueue: pacerQueue
             }
         }
         set {
@@ -95,6 +104,7 @@ struct DropCounts: Sendable, Equatable {
             case .noSlot: noSlot = newValue
             case .tooLarge: tooLarge = newValue
             case .unknownRID: unknownRID = newValue
+            case .pacerQueue: pacerQueue = newValue
             }
         }
     }

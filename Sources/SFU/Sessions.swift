@@ -52,6 +52,18 @@ final class SubscriberSession {
     /// nothing before the first of those.
     var estimator = BandwidthEstimator()
     var hasDownlinkFeedback = false
+    /// Shares the estimate among the DownTracks (`Router+Allocation`).
+    var allocator = StreamAllocator()
+    /// Whether the allocator's last decisions are applied (feedback came,
+    /// or the profile caps the bitrate).
+    var isAllocating = false
+    var nextAllocation: MediaTime?
+    /// Spreads what is sent at 2.5 times the estimate, once the client
+    /// gives feedback (`Router+Pacing`); nil: not paced.
+    var pacer: Pacer?
+    /// The probe cluster being sent, if any.
+    var probe: ProbeBurst?
+    var probePacketsSent: UInt64 = 0
     /// Feedback figures: packets reported received and lost, and reports
     /// about packets the history no longer (or never) held.
     var feedbackReceived: UInt64 = 0

@@ -28,7 +28,9 @@ import Packets
 ///   wanders ±10%, the allocation stays below its lows and nothing moves.
 ///   LiveKit's allocator likewise goes down at once and up by steps after
 ///   probing; Twilio promises no more than one switch per 5 s on a steady
-///   link.
+///   link. A track forwarding its render cap's layer whole (held by the
+///   render size, not by bandwidth) climbs as soon as a larger render size
+///   gives it more steps, within the headroom.
 /// - A switched-off track comes back, highest priority first, when its
 ///   lowest step fits the same 90% headroom and its 5 s hold is over.
 public struct StreamAllocator: Sendable {
@@ -61,6 +63,9 @@ public struct StreamAllocator: Sendable {
         var layer: (spatial: Int, temporal: Int)?
         var reason: SwitchOffReason
         var lastChange: MediaTime
+        /// The layer was the top of its ladder and the render cap's own: a
+        /// larger render size may be taken at once, hold or not.
+        var atTop: Bool
     }
 
     /// One rung of a track's ladder.
@@ -234,7 +239,7 @@ public struct StreamAllocator: Sendable {
             if let previous = forwarded[track.track] {
                 candidate.isNew = false
                 candidate.reason = previous.reason
-                candidate.mayUpgrade = now.nanoseconds(since: previous.lastChange) >= Self.hold
+                candidate.mayUpgrade = previous.atTop || now.nanoseconds(since: previous.lastChange) >= Self.hold
                 if let layer = previous.layer {
                     // The same layer, or the best one below it when the
                     // render cap fell or the layer stopped.
@@ -385,8 +390,14 @@ public struct StreamAllocator: Sendable {
                 let decision: Allocation.Decision
                 var needed: UInt64 = 0
                 var layer: (spatial: Int, temporal: Int)?
+                var atTop = false
                 if let step = candidate.step {
+
                     let chosen = candidate.ladder[step]
+                    // Held by the render cap alone (its layer is live and
+                    // forwarded whole), not by bandwidth or by a layer
+                    // that stopped (a publisher's layers may come and go).
+                    atTop = step == candidate.ladder.count - 1 && chosen.spatial == candidate.ideal.spatial
                     layer = (chosen.spatial, chosen.temporal)
                     decision = .forward(spatial: chosen.spatial, temporal: chosen.temporal)
                     needed = 1 << UInt64(chosen.spatial)
@@ -408,7 +419,7 @@ public struct StreamAllocator: Sendable {
                 {
                     lastChange = previous.lastChange
                 }
-                next[track.track] = Forwarded(layer: layer, reason: candidate.reason, lastChange: lastChange)
+                next[track.track] = Forwarded(layer: layer, reason: candidate.reason, lastChange: lastChange, atTop: atTop)
                 allocations.append(
                     Allocation(track: track.track, decision: decision, bitrate: candidate.bitrate, neededLayers: needed))
             } else if track.kind == .audio {

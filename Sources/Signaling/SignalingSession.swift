@@ -265,6 +265,12 @@ actor SignalingSession {
             participant = result.participant.sid
             if let profile = join.bandwidthProfile {
                 subscribers.withState(result.participant.sid) { $0.bandwidthProfile = profile }
+                let video = profile.video
+                node.setBandwidthProfile(
+                    participant: result.participant.sid, room: result.room.sid, mode: video?.mode?.rawValue,
+                    trackSwitchOffMode: video?.trackSwitchOffMode?.rawValue,
+                    dominantSpeakerPriority: video?.dominantSpeakerPriority,
+                    maxSubscriptionBitrate: video?.maxSubscriptionBitrate)
             }
             metrics.joinCompleted(ContinuousClock.now - started)
             if !result.resumed {

@@ -25,7 +25,36 @@ import VroomTesting
         "vroom_pli_sent_total": "counter", "vroom_transport_cc_feedback_sent_total": "counter",
         "vroom_udp_datagrams_received_total": "counter", "vroom_udp_datagrams_sent_total": "counter",
         "vroom_udp_send_failures_total": "counter", "vroom_media_connections": "gauge",
+        "vroom_layer_switches_total": "counter", "vroom_probe_packets_total": "counter",
+        "vroom_tracks_switched_off": "gauge", "vroom_subscriber_estimate_bps": "histogram",
     ]
+
+    /// The adaptive-video families (issue 13) carry what the routers counted:
+    /// the estimate histogram's buckets are cumulative, the switch-off gauge
+    /// has a sample per reason.
+    @Test func adaptiveVideoFiguresAreExported() throws {
+        var statistics = MediaStatistics()
+        for estimate: UInt64 in [80_000, 300_000, 300_000, 3_000_000, 50_000_000] {
+            statistics.router.subscriberEstimates.observe(estimate)
+        }
+        statistics.router.layerSwitches = 7
+        statistics.router.probePacketsSent = 40
+        statistics.tracksSwitchedOff = [.networkCongestion: 2, .disabledBySubscriber: 1]
+        let exposition = try PrometheusExposition(parsing: statistics.prometheusText)
+        let bucket = "vroom_subscriber_estimate_bps_bucket"
+        #expect(exposition.value(bucket, ["le": "100000"]) == 1)
+        #expect(exposition.value(bucket, ["le": "500000"]) == 3)
+        #expect(exposition.value(bucket, ["le": "5000000"]) == 4)
+        #expect(exposition.value(bucket, ["le": "10000000"]) == 4)
+        #expect(exposition.value(bucket, ["le": "+Inf"]) == 5)
+        #expect(exposition.value("vroom_subscriber_estimate_bps_count") == 5)
+        #expect(exposition.value("vroom_subscriber_estimate_bps_sum") == 53_680_000)
+        #expect(exposition.value("vroom_layer_switches_total") == 7)
+        #expect(exposition.value("vroom_probe_packets_total") == 40)
+        #expect(exposition.value("vroom_tracks_switched_off", ["reason": "network-congestion"]) == 2)
+        #expect(exposition.value("vroom_tracks_switched_off", ["reason": "disabled-by-subscriber"]) == 1)
+        #expect(exposition.value("vroom_tracks_switched_off", ["reason": "max-bandwidth-reached"]) == 0)
+    }
 
     struct Fixture {
         let fixture: AdminFixture

@@ -14,7 +14,7 @@ private final class ReversingHandler: MediaWorkerHandler {
     var received = 0
     var timerRuns = 0
 
-    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) {
+    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime? {
         for index in 0..<count {
             received += 1
             guard let source = ring.address(index) else { continue }
@@ -24,6 +24,7 @@ private final class ReversingHandler: MediaWorkerHandler {
             for offset in 0..<length { slot[offset] = input[length - 1 - offset] }
             egress.commit(length: length, to: source)
         }
+        return nil
     }
 
     func fireTimers(now: MediaTime, egress: EgressQueue) -> MediaTime {

@@ -1,0 +1,90 @@
+import Packets
+
+/// A probe cluster being sent to one subscriber connection.
+struct ProbeBurst {
+    var request: ProbeRequest
+    var start: MediaTime
+    var bytes = 0
+    var packets = 0
+
+    /// Both of the request's minimums are met.
+    var isComplete: Bool { packets >= request.minimumPackets && bytes >= request.minimumBytes }
+}
+
+/// Bandwidth probes on subscriber connections (issue 13, PROTOCOL.md
+/// section 7: "probes before it upgrades"). When a connection's estimator
+/// asks for a cluster (at the start, while the allocator wants more than
+/// the estimate, now and then while the link is idle), padding-only RTX
+/// packets carrying transport-wide numbers go out at the cluster's rate,
+/// spread over the router's ticks (every `probeTickInterval`), each
+/// recorded with its cluster so the feedback measures what the link
+/// carried. A connection without an RTX stream for video is not probed:
+/// padding on a media SSRC would take numbers from the stream the
+/// subscriber decodes.
+extension Router {
+    /// The padding in one probe packet: the most one RTP packet can say
+    /// (RFC 3550's padding count is one byte); with the header and the
+    /// mid and transport-cc extensions, about 290 bytes on the wire.
+    static let probePaddingSize = 255
+    /// How often a cluster being sent gets its next packets: 40 ms at the
+    /// cluster's rate in steps of 2.5 ms.
+    static let probeTickInterval: UInt64 = 2_500_000
+
+    /// Probe packets sent to `subscriber` since it was added.
+    public func probePacketsSent(subscriber: TransportID) -> UInt64? {
+        subscribers[subscriber]?.probePacketsSent
+    }
+
+    /// Sends what is due of each connection's probe cluster, starting one
+    /// when its estimator asks. Returns when to come back for the rest.
+    func sendProbes(now: MediaTime, into sink: inout some PacketSink) -> MediaTime? {
+        var deadline: MediaTime?
+        for session in subscribers.values where session.hasDownlinkFeedback && session.transportCCExtensionID != nil {
+            guard let carrier = probeCarrier(session) else {
+                session.probe = nil
+                continue
+            }
+            if session.probe == nil {
+                guard let request = session.estimator.nextProbe(now: now) else { continue }
+                session.probe = ProbeBurst(request: request, start: now)
+            }
+            guard var burst = session.probe else { continue }
+            // What the cluster's rate allows since it started, and one
+            // packet more (the first goes at once).
+            let elapsed = now.nanoseconds(since: burst.start)
+            let due = Int(burst.request.bitsPerSecond &* elapsed / 8_000_000_000) &+ Self.probePaddingSize
+            while burst.bytes < due && !burst.isComplete {
+                guard let slot = sink.slot(for: session.transport) else {
+                    counters.drop(.noSlot)
+                    break
+                }
+                guard let length = carrier.writePadding(
+                    Self.probePaddingSize, transportSequence: session.sendHistory.nextWireSequence, into: slot)
+                else { break }
+                session.sendHistory.record(size: length, at: now, probeCluster: burst.request.cluster)
+                session.estimator.onPacketSent(size: length, at: now, probeCluster: burst.request.cluster)
+                sink.commit(transport: session.transport, length: length, kind: .rtp)
+                burst.bytes &+= length
+                burst.packets &+= 1
+                session.probePacketsSent &+= 1
+                counters.probePacketsSent &+= 1
+            }
+            if burst.isComplete {
+                session.probe = nil
+            } else {
+                session.probe = burst
+                let next = now.adding(nanoseconds: Self.probeTickInterval)
+                deadline = min(deadline ?? next, next)
+            }
+        }
+        return deadline
+    }
+
+    /// The DownTrack whose RTX stream carries the probes: a video one with
+    /// RTX that is forwarding (its timestamp is current).
+    private func probeCarrier(_ session: SubscriberSession) -> DownTrack? {
+        session.downTracks.first {
+            $0.kind == .video && $0.rtxSSRC != nil && !$0.isHeld && $0.munger.lastForwardTime != nil
+        }
+    }
+}

@@ -1,0 +1,250 @@
+import Packets
+import Testing
+
+@testable import SFU
+
+/// The router's downlink controller (issue 13): each subscriber connection's
+/// estimate, shared by its `StreamAllocator`, caps the layer its DownTracks
+/// forward or switches them off, and what it wants beyond the estimate is
+/// probed for with paced padding. Layers here cost what Chrome's do, in
+/// proportion: q 200, h 600, f 1,100 payload bytes a frame at 30 fps (about
+/// 60, 170 and 290 kbit/s).
+@Suite struct DownlinkAllocationTests {
+    typealias S = SimulcastRoom
+    static let carol = TransportID(12)
+    static let payloadBytes = [200, 600, 1100]
+
+    /// A room whose three layers flow for 2 s, so their rates are measured.
+    static func flowingRoom() throws -> SimulcastRoom {
+        var room = try SimulcastRoom()
+        try room.router.addSubscriber(transport: carol, midExtensionID: 4, transportCCExtensionID: 3)
+        try room.router.addDownTrack(
+            track: S.video, subscriber: carol, ssrc: SSRC(0xC1), rtxSSRC: SSRC(0xC2), payloadType: 96,
+            rtxPayloadType: 97, mid: "5", initialSequenceNumber: 7)
+        for n in 0..<60 { sendFrame(&room, keyframe: n == 0) }
+        _ = room.sink.drain()
+        return room
+    }
+
+    /// One frame on each layer, each of its layer's size, then a tick.
+    static func sendFrame(_ room: inout SimulcastRoom, keyframe: Bool = false) {
+        for layer in 0..<3 {
+            let n = room.frames[layer]
+            let header = RTPHeader(
+                marker: true, payloadType: 96, sequenceNumber: UInt16(1000 * (layer + 1) + n),
+                timestamp: UInt32(1_000_000 * layer + 3000 * n), ssrc: S.ssrc(layer))
+            let payload = SimulcastPayload.vp8(
+                pictureID: UInt16(300 * layer + n), tl0PicIdx: UInt8(truncatingIfNeeded: 50 * layer + n),
+                keyframe: keyframe, size: S.sizes[layer], fill: 0xA0 + UInt8(layer),
+                payloadBytes: payloadBytes[layer])
+            room.send(Publish.write(header, payload))
+            room.frames[layer] += 1
+        }
+        room.now = room.now.adding(milliseconds: 33)
+        room.tick()
+    }
+
+    /// Frames for `seconds`, a keyframe on every layer each second (so a
+    /// switch never waits long); the layers alice was sent, in order of
+    /// the frames.
+    static func run(_ room: inout SimulcastRoom, seconds: Int, to subscriber: TransportID) throws -> [Int] {
+        var layers: [Int] = []
+        for n in 0..<(seconds * 30) {
+            sendFrame(&room, keyframe: n % 30 == 0)
+            layers += try room.sink.drain().rtp(to: subscriber).compactMap { S.layer(of: $0) }
+        }
+        return layers
+    }
+
+    static func remb(_ bitsPerSecond: UInt64) -> ReceiverEstimatedMaxBitrate {
+        ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(0xAA), bitrate: bitsPerSecond, ssrcs: [SSRC(0xA1)])
+    }
+
+    @Test func aSlowSubscriberGetsTheLayerItsLinkCarriesAndComesBackUp() throws {
+        var room = try Self.flowingRoom()
+        // No word from alice's link yet: the render size alone decides.
+        #expect(try Self.run(&room, seconds: 1, to: S.alice).suffix(5) == [2, 2, 2, 2, 2])
+
+        // alice (no transport-cc) says 100 kbit/s: only q fits. (f goes on
+        // until q's next keyframe, a second here; her pacer, at 250 kbit/s,
+        // takes another to drain it.)
+        room.router.receiveControl(Self.remb(100_000), from: S.alice, now: room.now, into: &room.sink)
+        let slow = try Self.run(&room, seconds: 3, to: S.alice)
+        #expect(slow.suffix(30).allSatisfy { $0 == 0 }, "\(slow)")
+        #expect(room.router.allocationFigures(subscriber: S.alice).map { $0.allocated <= 100_000 } == true)
+        // bob, who said nothing, keeps the top layer.
+        #expect(try Self.run(&room, seconds: 1, to: S.bob).suffix(5) == [2, 2, 2, 2, 2])
+
+        // Room for everything: back up to f, after the 5 s hold at most.
+        room.router.receiveControl(Self.remb(2_000_000), from: S.alice, now: room.now, into: &room.sink)
+        let fast = try Self.run(&room, seconds: 7, to: S.alice)
+        #expect(fast.suffix(30).allSatisfy { $0 == 2 }, "\(fast)")
+        #expect(room.router.counters.layerSwitches >= 2)
+    }
+
+    @Test func tooLittleForTheLowestLayerSwitchesOffWithNetworkCongestionThenOn() throws {
+        var room = try Self.flowingRoom()
+        _ = room.router.takeEvents()
+        room.router.receiveControl(Self.remb(30_000), from: S.alice, now: room.now, into: &room.sink)
+        _ = try Self.run(&room, seconds: 1, to: S.alice)
+        let off = try Self.run(&room, seconds: 1, to: S.alice)
+        #expect(off.isEmpty, "nothing flows while off: \(off.count) packets")
+        #expect(room.router.takeEvents().contains(.switchedOff(track: S.video, subscriber: S.alice, reason: .networkCongestion)))
+        #expect(room.router.downTrackStats(track: S.video, subscriber: S.alice)?.switchOffReason == .networkCongestion)
+
+        room.router.receiveControl(Self.remb(2_000_000), from: S.alice, now: room.now, into: &room.sink)
+        let on = try Self.run(&room, seconds: 7, to: S.alice)
+        #expect(room.router.takeEvents().contains(.switchedOn(track: S.video, subscriber: S.alice)))
+        #expect(on.suffix(30).count == 30, "flowing again")
+    }
+
+    @Test func maxSubscriptionBitrateCapsWithoutAnyFeedback() throws {
+        var room = try Self.flowingRoom()
+        try room.router.setAllocationProfile(
+            subscriber: S.bob, AllocationProfile(mode: .grid, maxSubscriptionBitrate: 120_000))
+        let capped = try Self.run(&room, seconds: 2, to: S.bob)
+        #expect(capped.suffix(30).allSatisfy { $0 == 0 }, "\(capped)")
+        try room.router.setAllocationProfile(subscriber: S.bob, AllocationProfile(mode: .grid))
+        let free = try Self.run(&room, seconds: 2, to: S.bob)
+        #expect(free.suffix(10).allSatisfy { $0 == 2 }, "\(free)")
+    }
+
+    /// carol (transport-cc and RTX): once her feedback comes, probe
+    /// clusters go out as padding-only RTX packets, spread over ticks, with
+    /// transport-wide numbers that continue the media's and that her
+    /// feedback maps back to their cluster.
+    @Test func probesArePacedPaddingOnRTXWithTransportWideNumbers() throws {
+        var room = try Self.flowingRoom()
+        Self.sendFrame(&room)
+        let media = try room.sink.drain().rtp(to: Self.carol)
+        let last = try #require(media.last?.extensions[3]).transportSequence
+        let feedback = TransportCCFeedback(
+            senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC1), baseSequenceNumber: last, referenceTime: 10,
+            feedbackPacketCount: 0, deltas: [4])
+        room.router.receiveControl(feedback, from: Self.carol, now: room.now, into: &room.sink)
+
+        // Ticks every 2.5 ms for 100 ms: the first cluster goes out.
+        var probes: [(at: MediaTime, packet: SentPacket)] = []
+        for _ in 0..<40 {
+            let deadline = room.tick()
+            for packet in room.sink.drain() where packet.transport == Self.carol && packet.kind == .rtp {
+                probes.append((room.now, packet))
+            }
+            #expect(deadline <= room.now.adding(nanoseconds: 200_000_000))
+            room.advance(ms: 2)
+            room.now = room.now.adding(nanoseconds: 500_000)
+        }
+        let padding = probes.filter { $0.packet.bytes[0] & 0x20 != 0 && $0.packet.bytes[1] & 0x7F == 97 }
+        #expect(padding.count >= 5, "a cluster is at least 5 packets: \(padding.count)")
+        #expect(padding.count == probes.count, "only probes went out between frames")
+        #expect(room.router.probePacketsSent(subscriber: Self.carol) == UInt64(padding.count))
+        #expect(room.router.counters.probePacketsSent == UInt64(padding.count))
+        let parsed = try padding.map { try $0.packet.rtp() }
+        #expect(parsed.allSatisfy { $0.ssrc == SSRC(0xC2) && $0.payload.isEmpty })
+        let numbers = try parsed.map { try #require($0.extensions[3]).transportSequence }
+        #expect(numbers.first == last &+ 1)
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
+        // Paced: the cluster's packets are spread over more than one tick.
+        #expect(Set(padding.map(\.at)).count > 1, "sent in one burst")
+
+        // Her feedback on them maps back to the cluster.
+        let report = TransportCCFeedback(
+            senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC1), baseSequenceNumber: numbers[0], referenceTime: 11,
+            feedbackPacketCount: 1, deltas: numbers.map { _ in 4 })
+        room.router.receiveControl(report, from: Self.carol, now: room.now, into: &room.sink)
+        #expect(room.router.feedbackCounts(subscriber: Self.carol)?.received == UInt64(numbers.count) + 1)
+    }
+
+    /// bob has transport-cc but no RTX: no probe, whatever his estimator
+    /// asks (padding on his media SSRC would take the decoder's numbers).
+    @Test func noRTXNoProbes() throws {
+        var room = try Self.flowingRoom()
+        Self.sendFrame(&room)
+        let last = try #require(try room.sink.drain().rtp(to: S.bob).last?.extensions[3]).transportSequence
+        room.router.receiveControl(
+            TransportCCFeedback(
+                senderSSRC: SSRC(9), mediaSSRC: SSRC(0xB1), baseSequenceNumber: last, referenceTime: 10,
+                feedbackPacketCount: 0, deltas: [4]),
+            from: S.bob, now: room.now, into: &room.sink)
+        for _ in 0..<20 {
+            room.tick()
+            room.advance(ms: 5)
+        }
+        #expect(room.router.probePacketsSent(subscriber: S.bob) == 0)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// A two-byte transport-wide sequence number extension's value.
+    var transportSequence: UInt16 { UInt16(self[0]) << 8 | UInt16(self[1]) }
+}
+
+/// Pacing (issue 13, item 4): a connection whose client gives feedback has
+/// its bursts spread at 2.5 times its estimate; its transport-wide numbers
+/// are given as packets leave. Connections without feedback are not paced.
+@Suite struct DownlinkPacingTests {
+    typealias S = SimulcastRoom
+    typealias D = DownlinkAllocationTests
+
+    @Test func aBurstIsSpreadAtThePacingRateAndNumberedAsItLeaves() throws {
+        var room = try D.flowingRoom()
+        D.sendFrame(&room)
+        let last = try #require(try room.sink.drain().rtp(to: D.carol).last?.extensions[3]).transportSequence
+        room.router.receiveControl(
+            TransportCCFeedback(
+                senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC1), baseSequenceNumber: last, referenceTime: 10,
+                feedbackPacketCount: 0, deltas: [4]),
+            from: D.carol, now: room.now, into: &room.sink)
+        room.advance(ms: 200)
+        room.tick()
+        _ = room.sink.drain()
+        let estimate = try #require(room.router.downlinkEstimate(subscriber: D.carol))
+        #expect(room.router.pacerFigures(subscriber: D.carol) != nil, "paced once feedback came")
+        #expect(room.router.pacerFigures(subscriber: S.bob) == nil, "bob gives no feedback: not paced")
+
+        // 20 packets of 1,100 bytes on every layer at once (22 KB of
+        // whichever layer she gets).
+        let burstAt = room.now
+        for _ in 0..<20 {
+            for layer in 0..<3 {
+                let n = room.frames[layer]
+                let header = RTPHeader(
+                    marker: true, payloadType: 96, sequenceNumber: UInt16(1000 * (layer + 1) + n),
+                    timestamp: UInt32(1_000_000 * layer + 3000 * n), ssrc: S.ssrc(layer))
+                let payload = SimulcastPayload.vp8(
+                    pictureID: UInt16(300 * layer + n), tl0PicIdx: UInt8(truncatingIfNeeded: 50 * layer + n),
+                    fill: 0xA0 + UInt8(layer), payloadBytes: 1100)
+                room.send(Publish.write(header, payload))
+                room.frames[layer] += 1
+            }
+        }
+        let atOnce = room.sink.drain()
+        let direct = try atOnce.rtp(to: D.carol).filter { $0.payloadType == 96 }
+        #expect(direct.count < 5, "the burst allowance lets one or two through: \(direct.count)")
+        #expect(try atOnce.rtp(to: S.bob).count == 20, "an unpaced subscriber gets the burst at once")
+        let wanted = try #require(room.router.tickWanted)
+        #expect(wanted <= burstAt.adding(milliseconds: 10))
+
+        // Ticks at the router's deadlines until it is all out.
+        var released: [(at: MediaTime, packet: ParsedRTP)] = direct.map { (burstAt, $0) }
+        while released.count < 20 && room.now < burstAt.adding(milliseconds: 1_000) {
+            let next = room.tick()
+            released += try room.sink.drain().rtp(to: D.carol).filter { $0.payloadType == 96 }.map { (room.now, $0) }
+            room.now = max(next, room.now.adding(nanoseconds: 100_000))
+        }
+        #expect(released.count == 20)
+        let sequences = released.map(\.packet.sequenceNumber)
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "in order: \(sequences)")
+        let numbers = try released.map { try #require($0.packet.extensions[3]).transportSequence }
+        // Increasing in the order they left (probe padding, filtered out
+        // here, takes numbers in between).
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 > $0 }, "numbered as they leave: \(numbers)")
+        // 22 KB at 2.5 x the estimate, less the burst allowance.
+        let spread = Double(released.last!.at.nanoseconds(since: burstAt)) / 1e9
+        let expected = Double(20 * 1_100 * 8) / (2.5 * Double(estimate))
+        #expect(spread > expected * 0.7 && spread < expected * 1.3, "spread over \(spread) s, expected \(expected) s")
+        let figures = try #require(room.router.pacerFigures(subscriber: D.carol))
+        #expect(figures.queued == 0)
+        #expect(figures.counters.maximumQueueDelayNanoseconds > 0)
+    }
+}
