@@ -108,4 +108,47 @@ import Testing
         #expect((first?.minimumPackets ?? 0) >= 5)
         #expect(estimator.nextProbe(now: now.adding(milliseconds: 100)) == nil)
     }
+
+    /// A receiver that stops reading for 100 ms once a second (the SDK's
+    /// event loop busy) stamps the packets it then reads all at once: on a
+    /// link with room to spare that is no queue. 800 kbit/s (two 1,000-byte
+    /// packets every 20 ms), 1 ms one-way, feedback every 50 ms, a 500 kbit/s
+    /// start: the estimate never drops below the start. Read as send groups (before the
+    /// burst grouping) each stall was a delay spike, overuse, and a cut to
+    /// 85% of the acknowledged rate, down to the floor.
+    @Test func receiverStallsAreNotOveruse() {
+        var estimator = BandwidthEstimator(configuration: .init(startBitsPerSecond: 500_000))
+        var pending: [PacketFeedback] = []
+        var sequence: UInt64 = 1
+        var lowest = UInt64.max
+        var sawOveruse = false
+        let start: UInt64 = 1_000_000_000
+        for tick in 0..<(20 * 1000) {
+            let now = start + UInt64(tick) * 1_000_000
+            if tick % 20 == 0 {
+                for _ in 0..<2 {
+                    estimator.onPacketSent(size: 1000, at: MediaTime(nanoseconds: now))
+                    // Read 1 ms later, or when a 100 ms stall (the first
+                    // tenth of each second) ends, 50 us apart.
+                    let inSecond = now % 1_000_000_000
+                    var arrival = Int64(now) + 1_000_000
+                    if inSecond < 100_000_000 {
+                        arrival = Int64(now - inSecond) + 100_000_000 + Int64(inSecond / 20_000_000) * 50_000
+                    }
+                    pending.append(PacketFeedback(sequence: sequence, size: 1000, sendTime: MediaTime(nanoseconds: now), arrival: arrival))
+                    sequence += 1
+                }
+            }
+            if tick % 50 == 0, tick >= 1000 {
+                let cut = Int64(now)
+                let due = pending.filter { $0.arrival! <= cut }
+                pending.removeAll { $0.arrival! <= cut }
+                estimator.onFeedback(due, now: MediaTime(nanoseconds: now))
+                if estimator.usage == .overusing { sawOveruse = true }
+                lowest = min(lowest, estimator.estimate)
+            }
+        }
+        #expect(!sawOveruse)
+        #expect(lowest >= 500_000, "lowest estimate \(lowest)")
+    }
 }
