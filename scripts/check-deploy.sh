@@ -133,6 +133,8 @@ for name, kind in families.items():
     exported.add(name)
     if kind == 'histogram':
         exported |= {name + '_bucket', name + '_sum', name + '_count'}
+    elif kind == 'summary':
+        exported |= {name + '_sum', name + '_count'}
 
 text = open('deploy/prometheus.yml').read()
 if yaml is not None:

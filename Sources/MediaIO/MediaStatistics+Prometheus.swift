@@ -47,6 +47,12 @@ extension MediaStatistics {
         for reason in SwitchOffReason.allCases {
             out.sample("vroom_tracks_switched_off", ["reason": reason.rawValue], UInt64(tracksSwitchedOff[reason] ?? 0))
         }
+        out.family(
+            "vroom_pacer_queue_delay_seconds",
+            "Time packets held back by subscribers' pacers waited before they left (packets sent at once are not counted).",
+            "summary")
+        out.sample("vroom_pacer_queue_delay_seconds_sum", fraction: Double(router.pacerDelayNanoseconds) / 1e9)
+        out.sample("vroom_pacer_queue_delay_seconds_count", [:], router.pacerHeldPackets)
         let estimates = router.subscriberEstimates
         out.family(
             "vroom_subscriber_estimate_bps", "Subscribers' downlink estimates in bits/s, observed once a second each.",
@@ -77,6 +83,11 @@ public struct PrometheusText: Sendable {
 
     public mutating func family(_ name: String, _ help: String, _ type: String) {
         text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+
+    /// An unlabelled sample with a fractional value (a summary's sum).
+    public mutating func sample(_ name: String, fraction value: Double) {
+        text += "\(name) \(value)\n"
     }
 
     public mutating func sample(_ name: String, _ labels: [String: String], _ value: UInt64) {

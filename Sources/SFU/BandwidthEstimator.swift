@@ -51,6 +51,9 @@ public struct BandwidthEstimator: Sendable {
     /// Round trip from send to feedback (it includes the receiver's feedback
     /// interval), nanoseconds.
     public private(set) var roundTripTime: UInt64 = 100_000_000
+    /// How many times a probe's result raised the estimate: headroom the
+    /// link was shown to carry, which the allocator may use at once.
+    public private(set) var probeJumps: UInt64 = 0
     /// The last loss fraction applied (feedback's, or a receiver report's).
     public var lossFraction: Double { lossBound.lastFraction }
 
@@ -165,6 +168,7 @@ public struct BandwidthEstimator: Sendable {
         if let probeResult {
             if probeResult > rateControl.estimate, trendline.usage != .overusing {
                 rateControl.jump(to: probeResult, now: nowNs)
+                probeJumps &+= 1
             }
             probes.onResult(probeResult, estimate: rateControl.estimate, now: nowNs)
         }

@@ -6,7 +6,9 @@
 ///   (2x the last result) for as long as each result reaches 70% of what
 ///   was sent;
 /// - when the allocator wants more than the estimate (`request`), at twice
-///   the estimate up to what it wants, at most every 3 s;
+///   the estimate up to what it wants: 2 s after the last such probe,
+///   doubling while they find nothing, to at most 4 s (a link that widens
+///   again is found within about 4 s, then climbed in a few clusters);
 /// - every 5 s while the sender is application-limited, at twice the
 ///   estimate, so an idle link's estimate stays current.
 struct ProbeController: Sendable {
@@ -15,7 +17,7 @@ struct ProbeController: Sendable {
     /// How long to wait for a probe's result before giving up on going on.
     static let resultTimeout: UInt64 = 1_000_000_000
     static let firstRetry: UInt64 = 2_000_000_000
-    static let maximumRetry: UInt64 = 8_000_000_000
+    static let maximumRetry: UInt64 = 4_000_000_000
     static let applicationLimitedInterval: UInt64 = 5_000_000_000
     /// Five packets and 40 ms at the target rate: fewer packets make the
     /// arrival spacing one or two packets' jitter.

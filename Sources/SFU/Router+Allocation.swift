@@ -89,6 +89,10 @@ extension Router {
         // Without feedback only the profile's cap limits: an estimate that
         // is never fed must not.
         let budget = session.hasDownlinkFeedback ? Int(session.estimator.estimate) : Int(Int32.max)
+        if session.estimator.probeJumps != session.probeJumpsSeen {
+            session.probeJumpsSeen = session.estimator.probeJumps
+            session.allocator.headroomConfirmed()
+        }
         let tracks = session.downTracks.map { allocatorTrack($0, now: now) }
         let allocations = session.allocator.allocate(budget: budget, tracks: tracks, now: now)
         for (downTrack, allocation) in zip(session.downTracks, allocations) where downTrack.kind == .video {

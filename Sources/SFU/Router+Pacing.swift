@@ -98,6 +98,8 @@ extension Router {
                     }
                     session.estimator.onPacketSent(size: entry.length, at: now)
                     sink.commit(transport: session.transport, length: entry.length, kind: .rtp)
+                    counters.pacerHeldPackets &+= 1
+                    counters.pacerDelayNanoseconds &+= now.nanoseconds(since: packet.enqueued)
                 }
             }
             if let next = session.pacer?.nextSendTime(now: now) { deadline = min(deadline ?? next, next) }

@@ -81,10 +81,17 @@ extension Router {
     }
 
     /// The DownTrack whose RTX stream carries the probes: a video one with
-    /// RTX that is forwarding (its timestamp is current).
+    /// RTX that has sent (the subscriber knows the stream), preferably one
+    /// that is on. A switched-off one still carries them: with every video
+    /// off for congestion, probes are what can show the link has room
+    /// again (the receiver discards padding whatever its stream does).
     private func probeCarrier(_ session: SubscriberSession) -> DownTrack? {
-        session.downTracks.first {
-            $0.kind == .video && $0.rtxSSRC != nil && !$0.isHeld && $0.munger.lastForwardTime != nil
+        var held: DownTrack?
+        for downTrack in session.downTracks
+        where downTrack.kind == .video && downTrack.rtxSSRC != nil && downTrack.munger.lastForwardTime != nil {
+            if !downTrack.isHeld { return downTrack }
+            held = held ?? downTrack
         }
+        return held
     }
 }

@@ -21,5 +21,7 @@ extension RouterCounters {
         probePacketsSent &+= other.probePacketsSent
         layerSwitches &+= other.layerSwitches
         subscriberEstimates.add(other.subscriberEstimates)
+        pacerHeldPackets &+= other.pacerHeldPackets
+        pacerDelayNanoseconds &+= other.pacerDelayNanoseconds
     }
 }

@@ -51,6 +51,10 @@ public struct RouterCounters: Sendable, Equatable {
     /// `vroom_layer_switches_total`: spatial or temporal layer changes of
     /// DownTracks.
     public var layerSwitches: UInt64 = 0
+    /// `vroom_pacer_queue_delay_seconds` (a summary): packets a pacer held
+    /// back and sent later, and their total wait in nanoseconds.
+    public var pacerHeldPackets: UInt64 = 0
+    public var pacerDelayNanoseconds: UInt64 = 0
     /// `vroom_subscriber_estimate_bps`.
     public var subscriberEstimates = EstimateHistogram()
 

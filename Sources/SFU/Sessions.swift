@@ -57,6 +57,8 @@ final class SubscriberSession {
     /// Whether the allocator's last decisions are applied (feedback came,
     /// or the profile caps the bitrate).
     var isAllocating = false
+    /// The estimator's `probeJumps` at the last allocation.
+    var probeJumpsSeen: UInt64 = 0
     var nextAllocation: MediaTime?
     /// Spreads what is sent at 2.5 times the estimate, once the client
     /// gives feedback (`Router+Pacing`); nil: not paced.

@@ -109,8 +109,22 @@ public struct StreamAllocator: Sendable {
         }
     }
 
+    /// Set by `headroomConfirmed`: the next allocation may upgrade every
+    /// track at once, against the estimate of that moment.
+    private var confirmed = false
+
     public init(profile: AllocationProfile = AllocationProfile()) {
         self.profile = profile
+    }
+
+    /// A probe showed the link carries the current estimate: the next
+    /// allocation judges upgrades against it alone (the lower estimates of
+    /// the last 5 s are forgotten) and lets every track climb, hold or not.
+    /// The estimate's noise is what the 5 s rules guard against; a probe's
+    /// result is a measurement of headroom, as LiveKit's allocator takes it.
+    public mutating func headroomConfirmed() {
+        recentBudgets.removeAll()
+        confirmed = true
     }
 
     /// Decides every track of `tracks` (in their order) for the estimate
@@ -120,6 +134,7 @@ public struct StreamAllocator: Sendable {
         var audio = 0
         for track in tracks where track.kind == .audio { audio += track.layers.first?.bitrate ?? 0 }
 
+        defer { confirmed = false }
         recentBudgets.removeAll { now.nanoseconds(since: $0.time) >= Self.hold }
         recentBudgets.append((now, budget))
         let lowest = recentBudgets.reduce(budget) { min($0, $1.bitrate) }
@@ -239,7 +254,8 @@ public struct StreamAllocator: Sendable {
             if let previous = forwarded[track.track] {
                 candidate.isNew = false
                 candidate.reason = previous.reason
-                candidate.mayUpgrade = previous.atTop || now.nanoseconds(since: previous.lastChange) >= Self.hold
+                candidate.mayUpgrade =
+                    confirmed || previous.atTop || now.nanoseconds(since: previous.lastChange) >= Self.hold
                 if let layer = previous.layer {
                     // The same layer, or the best one below it when the
                     // render cap fell or the layer stopped.

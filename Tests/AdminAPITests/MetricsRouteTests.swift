@@ -27,6 +27,7 @@ import VroomTesting
         "vroom_udp_send_failures_total": "counter", "vroom_media_connections": "gauge",
         "vroom_layer_switches_total": "counter", "vroom_probe_packets_total": "counter",
         "vroom_tracks_switched_off": "gauge", "vroom_subscriber_estimate_bps": "histogram",
+        "vroom_pacer_queue_delay_seconds": "summary",
     ]
 
     /// The adaptive-video families (issue 13) carry what the routers counted:
@@ -39,6 +40,8 @@ import VroomTesting
         }
         statistics.router.layerSwitches = 7
         statistics.router.probePacketsSent = 40
+        statistics.router.pacerHeldPackets = 4
+        statistics.router.pacerDelayNanoseconds = 30_000_000
         statistics.tracksSwitchedOff = [.networkCongestion: 2, .disabledBySubscriber: 1]
         let exposition = try PrometheusExposition(parsing: statistics.prometheusText)
         let bucket = "vroom_subscriber_estimate_bps_bucket"
@@ -51,6 +54,8 @@ import VroomTesting
         #expect(exposition.value("vroom_subscriber_estimate_bps_sum") == 53_680_000)
         #expect(exposition.value("vroom_layer_switches_total") == 7)
         #expect(exposition.value("vroom_probe_packets_total") == 40)
+        #expect(exposition.value("vroom_pacer_queue_delay_seconds_count") == 4)
+        #expect(exposition.value("vroom_pacer_queue_delay_seconds_sum") == 0.03)
         #expect(exposition.value("vroom_tracks_switched_off", ["reason": "network-congestion"]) == 2)
         #expect(exposition.value("vroom_tracks_switched_off", ["reason": "disabled-by-subscriber"]) == 1)
         #expect(exposition.value("vroom_tracks_switched_off", ["reason": "max-bandwidth-reached"]) == 0)

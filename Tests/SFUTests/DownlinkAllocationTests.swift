@@ -248,3 +248,58 @@ extension Array where Element == UInt8 {
         #expect(figures.counters.maximumQueueDelayNanoseconds > 0)
     }
 }
+
+/// The room's dominant speaker reaches the allocator: with room for one
+/// video of two, the speaker's is the one forwarded when the profile gives
+/// the dominant speaker a higher priority.
+@Suite struct DownlinkDominantSpeakerTests {
+    static let publishers = [TransportID(1), TransportID(2)]
+    static let tracks = [TrackID(1), TrackID(2)]
+    static let viewer = TransportID(10)
+
+    static func forwarded(speaker: Int?) throws -> [TrackID] {
+        let router = Router()
+        var sink = CollectingSink()
+        for index in 0..<2 {
+            try router.addPublisher(transport: publishers[index], transportCCExtensionID: nil, midExtensionID: nil)
+            try router.addReceiver(
+                track: tracks[index], publisher: publishers[index], kind: .video, mid: "\(index)", payloadType: 96,
+                ssrc: SSRC(UInt32(0x100 + index)), clockRate: 90_000)
+        }
+        try router.addSubscriber(transport: viewer, midExtensionID: nil, transportCCExtensionID: nil)
+        for index in 0..<2 {
+            try router.addDownTrack(
+                track: tracks[index], subscriber: viewer, ssrc: SSRC(UInt32(0x200 + index)), payloadType: 96)
+        }
+        try router.setAllocationProfile(
+            subscriber: viewer, AllocationProfile(mode: .collaboration, dominantSpeakerPriority: .high))
+        router.setDominantSpeaker(publisher: speaker.map { publishers[$0] })
+        var now = MediaTime.seconds(1)
+        // Both at about 110 kbit/s for 2 s, then a REMB with room for one.
+        var received: [SSRC] = []
+        for n in 0..<120 {
+            if n == 60 {
+                router.receiveControl(
+                    ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(9), bitrate: 160_000, ssrcs: []), from: viewer,
+                    now: now, into: &sink)
+            }
+            for index in 0..<2 {
+                router.receive(
+                    Publish.vp8(
+                        sequence: UInt16(n), timestamp: UInt32(3000 * n), ssrc: SSRC(UInt32(0x100 + index)),
+                        keyframe: n % 30 == 0, payloadBytes: 420),
+                    from: publishers[index], now: now, into: &sink)
+            }
+            now = now.adding(milliseconds: 33)
+            _ = router.tick(now: now, into: &sink)
+            let sent = try sink.drain().rtp(to: viewer)
+            if n >= 90 { received += sent.map(\.ssrc) }
+        }
+        return tracks.indices.filter { received.contains(SSRC(UInt32(0x200 + $0))) }.map { tracks[$0] }
+    }
+
+    @Test func theSpeakersVideoIsTheOneThatFits() throws {
+        #expect(try Self.forwarded(speaker: nil) == [Self.tracks[0]], "without a speaker: track order")
+        #expect(try Self.forwarded(speaker: 1) == [Self.tracks[1]])
+    }
+}

@@ -261,6 +261,24 @@ import VroomTesting
         #expect(early[0].decision == .forward(spatial: 1, temporal: 1))
     }
 
+    /// A probe's confirmed headroom is used at once: the 5 s rules guard
+    /// against the estimate's noise, not against a measurement.
+    @Test func aConfirmedProbeLetsTracksClimbAtOnce() {
+        var allocator = StreamAllocator(profile: AllocationProfile(mode: .grid))
+        let start = allocator.allocate(budget: 300_000, tracks: [Self.camera(1)], now: .seconds(0))
+        #expect(start[0].decision == .forward(spatial: 1, temporal: 0))
+        // The estimate is 3 Mbit/s a second later: held by the start's.
+        let held = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1)], now: .seconds(1))
+        #expect(held[0].decision == start[0].decision)
+        allocator.headroomConfirmed()
+        let up = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1)], now: .seconds(1.2))
+        #expect(up[0].decision == .forward(spatial: 2, temporal: 2))
+        // Only that allocation: a fall and a rise after it wait again.
+        _ = allocator.allocate(budget: 700_000, tracks: [Self.camera(1)], now: .seconds(1.4))
+        let again = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1)], now: .seconds(1.6))
+        #expect(again[0].decision != .forward(spatial: 2, temporal: 2))
+    }
+
     @Test func aSwitchedOffTrackReturnsOnlyWhenItsLowestLayerFitsWithMargin() {
         var allocator = StreamAllocator(profile: AllocationProfile(mode: .grid))
         let tracks = [Self.camera(1), Self.camera(2)]
