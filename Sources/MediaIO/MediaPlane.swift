@@ -248,15 +248,8 @@ public final class MediaPlane: Sendable {
     /// its downlink is shared among the tracks it receives. Kept for a
     /// subscriber connection that does not exist yet.
     public func setAllocationProfile(participant: ParticipantHandle, room: RoomHandle, _ profile: MediaAllocationProfile) {
-        let transport = state.withLock { state -> TransportID? in
-            var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
-            media.allocationProfile = profile
-            state.participants[participant] = media
-            return media.subscriber.transport
-        }
-        guard let transport else { return }
-        workers[workerIndex(for: room)].enqueue { rooms in
-            try? rooms.routers[room]?.setAllocationProfile(subscriber: transport, profile)
+        updateSubscriber(participant, room: room, keep: { $0.allocationProfile = profile }) { router, transport in
+            try? router.setAllocationProfile(subscriber: transport, profile)
         }
     }
 
@@ -264,15 +257,27 @@ public final class MediaPlane: Sendable {
     /// interruption). Kept for a subscriber connection that does not exist
     /// yet: it starts paused.
     public func setRemoteAudioPaused(participant: ParticipantHandle, room: RoomHandle, paused: Bool) {
+        updateSubscriber(participant, room: room, keep: { $0.remoteAudioPaused = paused }) { router, transport in
+            try? router.setAudioPaused(subscriber: transport, paused: paused)
+        }
+    }
+
+    /// Keeps a setting of `participant`'s subscriber side (`keep`, applied
+    /// again when its subscriber connection is made) and, when that
+    /// connection exists, applies it to its router on the worker.
+    private func updateSubscriber(
+        _ participant: ParticipantHandle, room: RoomHandle, keep: (inout ParticipantMedia) -> Void,
+        apply: @escaping @Sendable (Router, TransportID) -> Void
+    ) {
         let transport = state.withLock { state -> TransportID? in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
-            media.remoteAudioPaused = paused
+            keep(&media)
             state.participants[participant] = media
             return media.subscriber.transport
         }
         guard let transport else { return }
         workers[workerIndex(for: room)].enqueue { rooms in
-            try? rooms.routers[room]?.setAudioPaused(subscriber: transport, paused: paused)
+            if let router = rooms.routers[room] { apply(router, transport) }
         }
     }
 

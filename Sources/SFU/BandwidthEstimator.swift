@@ -213,6 +213,7 @@ public struct BandwidthEstimator: Sendable {
         ) else { return nil }
         let durationNs = ProbeController.minimumDuration
         let bytes = Int(probe.bitsPerSecond * Double(durationNs) / 1e9 / 8)
+        probeResults.expect(cluster: probe.cluster, minimumBytes: bytes)
         return ProbeRequest(
             cluster: probe.cluster, bitsPerSecond: UInt64(probe.bitsPerSecond),
             minimumPackets: ProbeController.minimumPackets, minimumBytes: bytes,

@@ -34,6 +34,18 @@ struct ProbeBitrateEstimator: Sendable {
     static let maximumInterval: Double = 1.0
 
     private var clusters = [Cluster](repeating: Cluster(), count: ProbeBitrateEstimator.slots)
+    /// Per slot: the cluster sent there and the bytes it was to carry.
+    private var expected = [(id: Int, bytes: Int)](repeating: (-1, 0), count: ProbeBitrateEstimator.slots)
+
+    /// Cluster `id` goes out with at least `minimumBytes`: a measurement
+    /// then also needs 80% of those bytes back, as libwebrtc asks. A few
+    /// small packets are not enough: a bottleneck's token bucket (a shaper's
+    /// burst of a packet or two) lets them through at the sender's speed,
+    /// and the result reads several times the link.
+    mutating func expect(cluster id: Int, minimumBytes: Int) {
+        guard id >= 0 else { return }
+        expected[id % Self.slots] = (id, minimumBytes)
+    }
 
     /// Adds one received probe packet; returns the cluster's measured rate
     /// when it has enough packets back for one.
@@ -57,11 +69,14 @@ struct ProbeBitrateEstimator: Sendable {
         c.bytes += size
         c.received += 1
         clusters[slot] = c
-        return Self.measure(c, minimumPackets: minimumPackets)
+        let minimumBytes = expected[slot].id == id ? expected[slot].bytes : 0
+        return Self.measure(c, minimumPackets: minimumPackets, minimumBytes: minimumBytes)
     }
 
-    private static func measure(_ c: Cluster, minimumPackets: Int) -> Double? {
-        guard Double(c.received) >= requiredFraction * Double(max(minimumPackets, 2)) else { return nil }
+    private static func measure(_ c: Cluster, minimumPackets: Int, minimumBytes: Int) -> Double? {
+        guard Double(c.received) >= requiredFraction * Double(max(minimumPackets, 2)),
+            Double(c.bytes) >= requiredFraction * Double(minimumBytes)
+        else { return nil }
         let sendInterval = Double(c.lastSend - c.firstSend) / 1e9
         let arrivalInterval = Double(c.lastArrival - c.firstArrival) / 1e9
         guard sendInterval > 0, sendInterval <= maximumInterval,

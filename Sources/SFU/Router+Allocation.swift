@@ -20,6 +20,15 @@ extension Router {
     /// (the estimator itself reacts within a feedback round or two).
     public static let allocationInterval: UInt64 = 200_000_000
 
+    /// How long after the first feedback the start estimate is treated as
+    /// a guess (see `allocate`): the start probes answer within a few
+    /// hundred milliseconds.
+    static let startupGrace: UInt64 = 1_000_000_000
+
+    /// How long after the first feedback a probe's result is taken at once
+    /// (`StreamAllocator.headroomConfirmed`): the start probes' climb.
+    static let startupRamp: UInt64 = 10_000_000_000
+
     /// What an audio track is assumed to cost before its rate is measured
     /// (Opus at Chrome's default 32 kbit/s, with RTP headers).
     static let assumedAudioBitrate = 40_000
@@ -89,12 +98,29 @@ extension Router {
         // Without feedback only the profile's cap limits: an estimate that
         // is never fed must not.
         let budget = session.hasDownlinkFeedback ? Int(session.estimator.estimate) : Int(Int32.max)
+        // A probe that raised the estimate in the first seconds of feedback
+        // (the start probes, climbing from the 300 kbit/s guess) is used
+        // at once. Later ones raise the estimate but upgrades keep their
+        // 5 s rules: a shaper's bucket can make a probe read high (htb
+        // measured it), and acting on every probe at once flapped layers
+        // every few seconds on such a link.
         if session.estimator.probeJumps != session.probeJumpsSeen {
             session.probeJumpsSeen = session.estimator.probeJumps
-            session.allocator.headroomConfirmed()
+            if let first = session.firstFeedback, now.nanoseconds(since: first) < Self.startupRamp {
+                session.allocator.headroomConfirmed()
+            }
         }
         let tracks = session.downTracks.map { allocatorTrack($0, now: now) }
+        // The first second after feedback starts, before the start probes
+        // answered: the 300 kbit/s start estimate is a guess, not a
+        // measurement, so a track that does not fit it gets its lowest
+        // layer rather than a switch-off (`predicted` acts as `detected`):
+        // no trackSwitchedOff/On pair at every join.
+        let guessing = session.estimator.probeJumps == 0 && session.remb == nil
+            && session.firstFeedback.map { now.nanoseconds(since: $0) < Self.startupGrace } == true
+        if guessing && profile.trackSwitchOffMode == .predicted { session.allocator.profile.trackSwitchOffMode = .detected }
         let allocations = session.allocator.allocate(budget: budget, tracks: tracks, now: now)
+        session.allocator.profile.trackSwitchOffMode = profile.trackSwitchOffMode
         for (downTrack, allocation) in zip(session.downTracks, allocations) where downTrack.kind == .video {
             apply(allocation, to: downTrack, now: now)
         }

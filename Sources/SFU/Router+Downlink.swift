@@ -42,6 +42,7 @@ extension Router {
         session.feedback.removeAll(keepingCapacity: true)
         defer {
             if !session.feedback.isEmpty {
+                if !session.hasDownlinkFeedback { session.firstFeedback = now }
                 session.hasDownlinkFeedback = true
                 session.feedback.withUnsafeBufferPointer { session.estimator.onFeedback(buffer: $0, now: now) }
             }

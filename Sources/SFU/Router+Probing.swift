@@ -14,13 +14,16 @@ struct ProbeBurst {
 /// Bandwidth probes on subscriber connections (issue 13, PROTOCOL.md
 /// section 7: "probes before it upgrades"). When a connection's estimator
 /// asks for a cluster (at the start, while the allocator wants more than
-/// the estimate, now and then while the link is idle), padding-only RTX
-/// packets carrying transport-wide numbers go out at the cluster's rate,
-/// spread over the router's ticks (every `probeTickInterval`), each
-/// recorded with its cluster so the feedback measures what the link
-/// carried. A connection without an RTX stream for video is not probed:
-/// padding on a media SSRC would take numbers from the stream the
-/// subscriber decodes.
+/// the estimate, now and then while the link is idle), probe packets
+/// carrying transport-wide numbers go out at the cluster's rate, spread
+/// over the router's ticks (every `probeTickInterval`), each recorded with
+/// its cluster so the feedback measures what the link carried:
+/// - with an RTX stream for video, padding-only RTX packets, as libwebrtc
+///   sends its own;
+/// - without one, copies of the video packets last sent, on the media SSRC
+///   with their own numbers (libwebrtc's "redundant payload"): the
+///   receiver's jitter buffer discards them as duplicates. Padding there
+///   would take numbers from the stream the subscriber decodes.
 extension Router {
     /// The padding in one probe packet: the most one RTP packet can say
     /// (RFC 3550's padding count is one byte); with the header and the
@@ -53,14 +56,24 @@ extension Router {
             // packet more (the first goes at once).
             let elapsed = now.nanoseconds(since: burst.start)
             let due = Int(burst.request.bitsPerSecond &* elapsed / 8_000_000_000) &+ Self.probePaddingSize
-            while burst.bytes < due && !burst.isComplete {
+            var failures = 0
+            while burst.bytes < due && !burst.isComplete && failures < 4 {
                 guard let slot = sink.slot(for: session.transport) else {
                     counters.drop(.noSlot)
                     break
                 }
-                guard let length = carrier.writePadding(
-                    Self.probePaddingSize, transportSequence: session.sendHistory.nextWireSequence, into: slot)
-                else { break }
+                let wire = session.sendHistory.nextWireSequence
+                let written: Int?
+                if carrier.rtxSSRC != nil {
+                    written = carrier.writePadding(Self.probePaddingSize, transportSequence: wire, into: slot)
+                } else {
+                    written = writeDuplicate(of: carrier, back: burst.packets, transportSequence: wire, into: slot)
+                }
+                guard let length = written else {
+                    failures &+= 1
+                    burst.packets &+= 1
+                    continue
+                }
                 session.sendHistory.record(size: length, at: now, probeCluster: burst.request.cluster)
                 session.estimator.onPacketSent(size: length, at: now, probeCluster: burst.request.cluster)
                 sink.commit(transport: session.transport, length: length, kind: .rtp)
@@ -69,7 +82,7 @@ extension Router {
                 session.probePacketsSent &+= 1
                 counters.probePacketsSent &+= 1
             }
-            if burst.isComplete {
+            if burst.isComplete || failures >= 4 {
                 session.probe = nil
             } else {
                 session.probe = burst
@@ -80,18 +93,44 @@ extension Router {
         return deadline
     }
 
-    /// The DownTrack whose RTX stream carries the probes: a video one with
-    /// RTX that has sent (the subscriber knows the stream), preferably one
-    /// that is on. A switched-off one still carries them: with every video
-    /// off for congestion, probes are what can show the link has room
-    /// again (the receiver discards padding whatever its stream does).
+    /// The DownTrack that carries the probes: a video one with RTX (the
+    /// subscriber's SDP pairs it with its media SSRC), preferably one that
+    /// is on. A switched-off one, even one that never sent, still carries
+    /// padding: with every video off for congestion (or off from the start,
+    /// on the 300 kbit/s start estimate), probes are what can show the link
+    /// has room; the receiver counts padding for its feedback and discards
+    /// it whatever its stream does. Without RTX, a video one that has sent
+    /// (its packets are what is copied).
     private func probeCarrier(_ session: SubscriberSession) -> DownTrack? {
         var held: DownTrack?
-        for downTrack in session.downTracks
-        where downTrack.kind == .video && downTrack.rtxSSRC != nil && downTrack.munger.lastForwardTime != nil {
-            if !downTrack.isHeld { return downTrack }
+        var withoutRTX: DownTrack?
+        for downTrack in session.downTracks where downTrack.kind == .video {
+            if downTrack.rtxSSRC == nil {
+                if downTrack.munger.lastForwardTime != nil { withoutRTX = withoutRTX ?? downTrack }
+                continue
+            }
+            if !downTrack.isHeld && downTrack.munger.lastForwardTime != nil { return downTrack }
             held = held ?? downTrack
         }
-        return held
+        return held ?? withoutRTX
+    }
+
+    /// A copy of the packet `back` packets before the newest `downTrack`
+    /// sent (cycling over the last 16), as it was sent: same SSRC, number
+    /// and payload, a new transport-wide number. Nil when the history no
+    /// longer holds it.
+    private func writeDuplicate(
+        of downTrack: DownTrack, back: Int, transportSequence: UInt16, into slot: UnsafeMutableRawBufferPointer
+    ) -> Int? {
+        let output = UInt16(truncatingIfNeeded: downTrack.munger.lastSequence &- UInt64(back % 16))
+        let receiver = downTrack.source
+        guard let sequence = downTrack.munger.inputSequence(forOutput: output),
+            let stored = receiver.history?.packet(sequence),
+            let view = try? RTPPacketView(validating: stored.bytes)
+        else { return nil }
+        let input = receiver.historyInput(view, payloadOffset: stored.payloadOffset, sequence: sequence)
+        return downTrack.write(
+            view, payloadOffset: stored.payloadOffset, parameters: downTrack.munger.parameters(for: input),
+            asRTX: false, transportSequence: transportSequence, into: slot)
     }
 }

@@ -79,6 +79,7 @@ extension Router {
             absorb(feedback, session: session, now: now)
         case .receiverEstimatedMaxBitrate(let remb):
             session.remb = (remb.bitrate, now)
+            if !session.hasDownlinkFeedback { session.firstFeedback = now }
             session.hasDownlinkFeedback = true
             session.estimator.onREMB(bitsPerSecond: remb.bitrate, now: now)
         default:

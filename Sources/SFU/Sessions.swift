@@ -52,6 +52,8 @@ final class SubscriberSession {
     /// nothing before the first of those.
     var estimator = BandwidthEstimator()
     var hasDownlinkFeedback = false
+    /// When the first feedback (or REMB) came.
+    var firstFeedback: MediaTime?
     /// Shares the estimate among the DownTracks (`Router+Allocation`).
     var allocator = StreamAllocator()
     /// Whether the allocator's last decisions are applied (feedback came,

@@ -56,6 +56,21 @@ import Testing
         return layers
     }
 
+    /// One frame, then `subscriber`'s first transport-cc feedback (on its
+    /// last packet): from then on its downlink is estimated, allocated and
+    /// paced. Returns that packet's transport-wide number.
+    @discardableResult
+    static func startFeedback(_ room: inout SimulcastRoom, from subscriber: TransportID, mediaSSRC: SSRC) throws -> UInt16 {
+        sendFrame(&room)
+        let last = try #require(try room.sink.drain().rtp(to: subscriber).last?.extensions[3]).transportSequence
+        room.router.receiveControl(
+            TransportCCFeedback(
+                senderSSRC: SSRC(9), mediaSSRC: mediaSSRC, baseSequenceNumber: last, referenceTime: 10,
+                feedbackPacketCount: 0, deltas: [4]),
+            from: subscriber, now: room.now, into: &room.sink)
+        return last
+    }
+
     static func remb(_ bitsPerSecond: UInt64) -> ReceiverEstimatedMaxBitrate {
         ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(0xAA), bitrate: bitsPerSecond, ssrcs: [SSRC(0xA1)])
     }
@@ -115,13 +130,7 @@ import Testing
     /// feedback maps back to their cluster.
     @Test func probesArePacedPaddingOnRTXWithTransportWideNumbers() throws {
         var room = try Self.flowingRoom()
-        Self.sendFrame(&room)
-        let media = try room.sink.drain().rtp(to: Self.carol)
-        let last = try #require(media.last?.extensions[3]).transportSequence
-        let feedback = TransportCCFeedback(
-            senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC1), baseSequenceNumber: last, referenceTime: 10,
-            feedbackPacketCount: 0, deltas: [4])
-        room.router.receiveControl(feedback, from: Self.carol, now: room.now, into: &room.sink)
+        let last = try Self.startFeedback(&room, from: Self.carol, mediaSSRC: SSRC(0xC1))
 
         // Ticks every 2.5 ms for 100 ms: the first cluster goes out.
         var probes: [(at: MediaTime, packet: SentPacket)] = []
@@ -155,22 +164,72 @@ import Testing
         #expect(room.router.feedbackCounts(subscriber: Self.carol)?.received == UInt64(numbers.count) + 1)
     }
 
-    /// bob has transport-cc but no RTX: no probe, whatever his estimator
-    /// asks (padding on his media SSRC would take the decoder's numbers).
-    @Test func noRTXNoProbes() throws {
+    /// A subscriber whose only video is off and never sent (here by its own
+    /// request; on a 300 kbit/s start estimate the allocator may do the
+    /// same) is still probed, on that track's RTX stream: nothing else
+    /// could show its link has room. Its audio carries the feedback.
+    @Test func aTrackThatNeverSentStillCarriesProbes() throws {
+        var room = try SimulcastRoom()
+        try room.router.addSubscriber(transport: Self.carol, midExtensionID: 4, transportCCExtensionID: 3)
+        try room.router.addDownTrack(
+            track: S.video, subscriber: Self.carol, ssrc: SSRC(0xC1), rtxSSRC: SSRC(0xC2), payloadType: 96,
+            rtxPayloadType: 97, mid: "5", initialSequenceNumber: 7)
+        try room.router.addDownTrack(track: S.audio, subscriber: Self.carol, ssrc: SSRC(0xC3), payloadType: 111, mid: "6")
+        try room.router.setSwitchedOffBySubscriber(track: S.video, subscriber: Self.carol, true, now: room.now)
+        var numbers: [UInt16] = []
+        for n in 0..<10 {
+            let header = RTPHeader(
+                marker: false, payloadType: 111, sequenceNumber: UInt16(n), timestamp: UInt32(960 * n), ssrc: S.audioSSRC)
+            room.send(Publish.write(header, [UInt8](repeating: 0x11, count: 80)))
+            Self.sendFrame(&room, keyframe: n == 0)
+            numbers += try room.sink.drain().rtp(to: Self.carol).map {
+                #expect($0.ssrc == SSRC(0xC3), "only audio while the video is off")
+                return try #require($0.extensions[3]).transportSequence
+            }
+        }
+        let last = try #require(numbers.last)
+        room.router.receiveControl(
+            TransportCCFeedback(
+                senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC3), baseSequenceNumber: last, referenceTime: 10,
+                feedbackPacketCount: 0, deltas: [4]),
+            from: Self.carol, now: room.now, into: &room.sink)
+        var padding = 0
+        for _ in 0..<40 {
+            room.tick()
+            padding += try room.sink.drain().rtp(to: Self.carol).filter { $0.ssrc == SSRC(0xC2) && $0.payload.isEmpty }.count
+            room.advance(ms: 3)
+        }
+        #expect(padding >= 5, "the first probe cluster went out on the RTX stream of the video that is off")
+    }
+
+    /// bob has transport-cc but no RTX: his probes are copies of the video
+    /// packets he was last sent (same SSRC, numbers and payload; his
+    /// jitter buffer drops them as duplicates) with new transport-wide
+    /// numbers, never padding that would take numbers from his stream.
+    @Test func withoutRTXProbesAreCopiesOfWhatWasSent() throws {
         var room = try Self.flowingRoom()
         Self.sendFrame(&room)
-        let last = try #require(try room.sink.drain().rtp(to: S.bob).last?.extensions[3]).transportSequence
+        let sent = try room.sink.drain().rtp(to: S.bob)
+        let last = try #require(sent.last?.extensions[3]).transportSequence
         room.router.receiveControl(
             TransportCCFeedback(
                 senderSSRC: SSRC(9), mediaSSRC: SSRC(0xB1), baseSequenceNumber: last, referenceTime: 10,
                 feedbackPacketCount: 0, deltas: [4]),
             from: S.bob, now: room.now, into: &room.sink)
+        var probes: [ParsedRTP] = []
         for _ in 0..<20 {
             room.tick()
-            room.advance(ms: 5)
+            probes += try room.sink.drain().rtp(to: S.bob)
+            room.advance(ms: 3)
         }
-        #expect(room.router.probePacketsSent(subscriber: S.bob) == 0)
+        #expect(room.router.probePacketsSent(subscriber: S.bob) == UInt64(probes.count))
+        #expect(probes.count >= 5, "a cluster of at least 5 packets")
+        #expect(probes.allSatisfy { $0.ssrc == SSRC(0xB1) && !$0.payload.isEmpty })
+        let newest = try #require(sent.last).sequenceNumber
+        #expect(probes.allSatisfy { newest &- $0.sequenceNumber < 16 }, "numbers already sent: \(probes.map(\.sequenceNumber))")
+        let numbers = try probes.map { try #require($0.extensions[3]).transportSequence }
+        #expect(numbers.first == last &+ 1)
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
     }
 }
 
@@ -188,13 +247,7 @@ extension Array where Element == UInt8 {
 
     @Test func aBurstIsSpreadAtThePacingRateAndNumberedAsItLeaves() throws {
         var room = try D.flowingRoom()
-        D.sendFrame(&room)
-        let last = try #require(try room.sink.drain().rtp(to: D.carol).last?.extensions[3]).transportSequence
-        room.router.receiveControl(
-            TransportCCFeedback(
-                senderSSRC: SSRC(9), mediaSSRC: SSRC(0xC1), baseSequenceNumber: last, referenceTime: 10,
-                feedbackPacketCount: 0, deltas: [4]),
-            from: D.carol, now: room.now, into: &room.sink)
+        try D.startFeedback(&room, from: D.carol, mediaSSRC: SSRC(0xC1))
         room.advance(ms: 200)
         room.tick()
         _ = room.sink.drain()
@@ -301,5 +354,47 @@ extension Array where Element == UInt8 {
     @Test func theSpeakersVideoIsTheOneThatFits() throws {
         #expect(try Self.forwarded(speaker: nil) == [Self.tracks[0]], "without a speaker: track order")
         #expect(try Self.forwarded(speaker: 1) == [Self.tracks[1]])
+    }
+}
+
+/// The first second of feedback: the 300 kbit/s start estimate is a guess,
+/// so a track that does not fit it keeps its lowest layer instead of being
+/// switched off at join (`predicted` acts as `detected` until the start
+/// probes answer or the second is over).
+@Suite struct DownlinkStartupTests {
+    @Test func noSwitchOffOnTheStartEstimate() throws {
+        let router = Router()
+        var sink = CollectingSink()
+        let publisher = TransportID(1)
+        let viewer = TransportID(10)
+        try router.addPublisher(transport: publisher, transportCCExtensionID: nil, midExtensionID: nil)
+        try router.addReceiver(
+            track: TrackID(1), publisher: publisher, kind: .video, mid: "0", payloadType: 96, ssrc: SSRC(0x100),
+            clockRate: 90_000)
+        try router.addSubscriber(transport: viewer, midExtensionID: nil, transportCCExtensionID: 3)
+        try router.addDownTrack(track: TrackID(1), subscriber: viewer, ssrc: SSRC(0x200), payloadType: 96)
+        var now = MediaTime.seconds(1)
+        var events: [RouterEvent] = []
+        // About 400 kbit/s: more than the start estimate holds.
+        for n in 0..<45 {
+            router.receive(
+                Publish.vp8(
+                    sequence: UInt16(n), timestamp: UInt32(3000 * n), ssrc: SSRC(0x100), keyframe: n == 0,
+                    payloadBytes: 1_000),
+                from: publisher, now: now, into: &sink)
+            let sent = try sink.drain().rtp(to: viewer)
+            if n == 15, let number = sent.last?.extensions[3]?.transportSequence {
+                router.receiveControl(
+                    TransportCCFeedback(
+                        senderSSRC: SSRC(9), mediaSSRC: SSRC(0x200), baseSequenceNumber: number, referenceTime: 10,
+                        feedbackPacketCount: 0, deltas: [4]),
+                    from: viewer, now: now, into: &sink)
+            }
+            now = now.adding(milliseconds: 20)
+            _ = router.tick(now: now, into: &sink)
+            events += router.takeEvents()
+        }
+        #expect(router.allocationFigures(subscriber: viewer) != nil, "allocated since the feedback")
+        #expect(!events.contains { if case .switchedOff = $0 { true } else { false } }, "\(events)")
     }
 }
