@@ -50,6 +50,8 @@ final class MediaEngine: @unchecked Sendable {
     private var subscriberVersion: UInt64 = 1
     private var subscribeOffer: ServerDescription?
     private var receivers: [SSRC: RemoteTrackReceiver] = [:]
+    /// RTX SSRC -> media SSRC of the receivers with RTX (`indexRTXStreams`).
+    private var rtxStreams: [SSRC: SSRC] = [:]
     private var remoteTracksByMID: [String: RemoteMediaTrack] = [:]
     private var remoteAudioPaused = false
     /// The SSRC our RRs, NACKs and PLIs on the subscriber connection are sent from.
@@ -59,7 +61,7 @@ final class MediaEngine: @unchecked Sendable {
     /// of each sequence number the server stamped, and when feedback is
     /// next due. The server's downlink estimate is built on this feedback.
     private var transportCCExtensionID: UInt8?
-    private let transportCC = TransportCCRecorder()
+    let transportCC = TransportCCRecorder()  // internal: tests read its feedback
     private var nextTransportFeedback: MediaTime
     /// The SSRC of the newest media packet, named in the feedback as
     /// libwebrtc does (the feedback is about the whole transport).
@@ -468,14 +470,15 @@ final class MediaEngine: @unchecked Sendable {
         var kept: [SSRC: RemoteTrackReceiver] = [:]
         for media in offer.media where media.direction.sends {
             guard let track = remoteTracksByMID[media.mid], let ssrc = media.ssrc else { continue }
-            if var existing = receivers[ssrc], existing.track.trackSid == track.trackSid {
-                existing.payloadType = media.payloadType
-                kept[ssrc] = existing
-            } else {
-                kept[ssrc] = RemoteTrackReceiver(track: track, ssrc: ssrc, payloadType: media.payloadType)
-            }
+            var receiver = receivers[ssrc].flatMap { $0.track.trackSid == track.trackSid ? $0 : nil }
+                ?? RemoteTrackReceiver(track: track, ssrc: ssrc, payloadType: media.payloadType)
+            receiver.payloadType = media.payloadType
+            receiver.rtxPayloadType = media.rtxPayloadType
+            receiver.rtxSSRC = media.rtxPayloadType == nil ? nil : media.rtxSSRC ?? receiver.rtxSSRC
+            kept[ssrc] = receiver
         }
         receivers = kept
+        indexRTXStreams()
         let writer = SubscribeAnswerWriter(
             ice: subscriberICE, fingerprint: certificate.fingerprint, sessionID: sessionID, sessionVersion: subscriberVersion)
         subscriberVersion += 1
@@ -505,46 +508,88 @@ final class MediaEngine: @unchecked Sendable {
 
     // MARK: Subscriber: media in
 
-    private func handleSubscriberRTP(_ bytes: UnsafeRawBufferPointer) {
+    /// A decrypted RTP packet on the subscriber connection. Internal, not
+    /// private, so tests can hand it packets without a network.
+    func handleSubscriberRTP(_ bytes: UnsafeRawBufferPointer) {
         guard let view = try? RTPPacketView(validating: bytes) else {
             droppedPackets += 1
             return
         }
         let ssrc = view.ssrc
         let now = EngineClock.now()
-        // Every packet counts for the server's estimate, whatever becomes of it here.
+        // Every packet counts for the server's estimate, whatever becomes of
+        // it here: RTX probes exist only for this.
         if let id = transportCCExtensionID, let value = view.extensionValue(id: id), value.count == 2 {
             transportCC.record(UInt16(value[0]) << 8 | UInt16(value[1]), at: now)
             lastMediaSSRC = ssrc
         }
-        if receivers[ssrc] == nil, !learnReceiver(view) {
+        if receivers[ssrc] == nil, rtxStreams[ssrc] == nil, !learnStream(view) {
             droppedPackets += 1
             return
         }
-        guard var receiver = receivers[ssrc], receiver.payloadType == nil || receiver.payloadType == view.payloadType
+        if let mediaSSRC = rtxStreams[ssrc] {
+            receiveRTX(view, mediaSSRC: mediaSSRC, now: now)
+            return
+        }
+        guard let receiver = receivers[ssrc], receiver.payloadType == nil || receiver.payloadType == view.payloadType
         else {
             droppedPackets += 1
             return
         }
+        let level = receiver.track.kind == .audio
+            ? receiver.audioLevelID(in: subscribeOffer).flatMap { view.extensionValue(id: $0)?.first } : nil
+        deliver(
+            ssrc: ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
+            payload: view.payload, audioLevel: level, retransmitted: false, now: now)
+    }
+
+    /// An RTX packet (RFC 4588) of the video stream `mediaSSRC`: a probe is
+    /// dropped (transport-cc has it already), a repair goes on as the
+    /// original packet: its SSRC and payload type, the OSN as sequence
+    /// number, the payload after the OSN (RFC 4588 section 4).
+    private func receiveRTX(_ view: RTPPacketView, mediaSSRC: SSRC, now: MediaTime) {
+        guard let receiver = receivers[mediaSSRC], receiver.rtxPayloadType == view.payloadType else {
+            droppedPackets += 1
+            return
+        }
+        switch RTXPayload(view.payload) {
+        case .probe:
+            receivers[mediaSSRC]?.statistics.paddingPacketsReceived += 1
+        case .malformed:
+            droppedPackets += 1
+        case .repair(let originalSequenceNumber):
+            receivers[mediaSSRC]?.statistics.retransmissionsReceived += 1
+            deliver(
+                ssrc: mediaSSRC, sequenceNumber: originalSequenceNumber, timestamp: view.timestamp, marker: view.marker,
+                payload: UnsafeRawBufferPointer(rebasing: view.payload.dropFirst(RTXPayload.headerSize)), audioLevel: nil,
+                retransmitted: true, now: now)
+        }
+    }
+
+    /// A media packet of the stream `ssrc`, first sent or repaired: into
+    /// the statistics, then out as an audio frame or into the VP8 assembler.
+    private func deliver(
+        ssrc: SSRC, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
+        audioLevel: UInt8?, retransmitted: Bool, now: MediaTime
+    ) {
+        guard var receiver = receivers[ssrc] else { return }
         receiver.reception.record(
-            extendedSequence: receiver.unwrapper.unwrap(view.sequenceNumber), timestamp: view.timestamp,
-            arrival: now.nanoseconds, retransmitted: false)
+            extendedSequence: receiver.unwrapper.unwrap(sequenceNumber), timestamp: timestamp,
+            arrival: now.nanoseconds, retransmitted: retransmitted)
         receiver.statistics.packetsReceived += 1
-        receiver.statistics.bytesReceived += view.payload.count
+        receiver.statistics.bytesReceived += payload.count
         let trackSid = receiver.track.trackSid
         switch receiver.track.kind {
         case .audio:
             receiver.statistics.framesReceived += 1
             receivers[ssrc] = receiver
             guard !remoteAudioPaused else { return }
-            let level = receiver.audioLevelID(in: subscribeOffer).flatMap { view.extensionValue(id: $0)?.first }
             onEvent(.remoteAudioFrame(
                 trackSid: trackSid,
-                RemoteAudioFrame(data: Array(view.payload), rtpTimestamp: view.timestamp, arrival: now, audioLevel: level.map { $0 & 0x7F })))
+                RemoteAudioFrame(data: Array(payload), rtpTimestamp: timestamp, arrival: now, audioLevel: audioLevel.map { $0 & 0x7F })))
         case .video:
             let frames = receiver.assembler.insert(
-                sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
-                payload: view.payload, now: now)
+                sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, payload: payload, now: now)
             receiver.statistics.framesReceived += frames.count
             receivers[ssrc] = receiver
             for frame in frames { onEvent(.remoteVideoFrame(trackSid: trackSid, frame)) }
@@ -552,18 +597,39 @@ final class MediaEngine: @unchecked Sendable {
     }
 
     /// An SSRC the offer did not list: find its track by the mid extension.
-    private func learnReceiver(_ view: RTPPacketView) -> Bool {
+    /// With the m-line's RTX payload type it is that track's RTX stream
+    /// (once its media stream is known), else the track's new media stream.
+    private func learnStream(_ view: RTPPacketView) -> Bool {
         guard let offer = subscribeOffer else { return false }
         for media in offer.media {
             guard let id = media.extensions.mid, let value = view.extensionValue(id: id),
                 let mid = String(validating: value, as: UTF8.self), let track = remoteTracksByMID[mid],
                 let described = offer.media.first(where: { $0.mid == mid }), described.direction.sends
             else { continue }
+            if let rtx = described.rtxPayloadType, rtx == view.payloadType {
+                guard let mediaSSRC = receivers.first(where: { $0.value.track.trackSid == track.trackSid })?.key else {
+                    return false
+                }
+                receivers[mediaSSRC]?.rtxSSRC = view.ssrc
+                indexRTXStreams()
+                return true
+            }
             receivers = receivers.filter { $0.value.track.trackSid != track.trackSid }
-            receivers[view.ssrc] = RemoteTrackReceiver(track: track, ssrc: view.ssrc, payloadType: described.payloadType)
+            var receiver = RemoteTrackReceiver(track: track, ssrc: view.ssrc, payloadType: described.payloadType)
+            receiver.rtxPayloadType = described.rtxPayloadType
+            receivers[view.ssrc] = receiver
+            indexRTXStreams()
             return true
         }
         return false
+    }
+
+    /// Rebuilds `rtxStreams` from the receivers.
+    private func indexRTXStreams() {
+        rtxStreams = [:]
+        for (ssrc, receiver) in receivers {
+            if let rtx = receiver.rtxSSRC, receivers[rtx] == nil { rtxStreams[rtx] = ssrc }
+        }
     }
 
     private func handleSubscriberRTCP(_ bytes: UnsafeRawBufferPointer) {
