@@ -117,16 +117,15 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                 }
                 router.receiveRTP(buffer, length: plain, from: connection.id, now: now, into: &sink)
                 // A pacer held a copy back: the router's tick sends it.
-                if let wanted = router.tickWanted, wanted < routerDeadlines[connection.room] ?? wanted.adding(nanoseconds: 1) {
-                    routerDeadlines[connection.room] = wanted
-                    sooner = min(sooner ?? wanted, wanted)
-                }
+                tickWanted(by: router, in: connection.room, sooner: &sooner)
             case .rtcp(let plain):
                 guard let router = routers[connection.room] else {
                     table.counters.unexpected &+= 1
                     break
                 }
                 router.receiveRTCP(buffer, length: plain, from: connection.id, now: now, into: &sink)
+                // A probe result queued the next cluster.
+                tickWanted(by: router, in: connection.room, sooner: &sooner)
             case .handled:
                 drainControl(connection, egress: egress)
             case .dropped:
@@ -134,6 +133,15 @@ final class MediaWorkerRooms: MediaWorkerHandler {
             }
         }
         return sooner
+    }
+
+    /// Brings the room's timer forward to when its router asked to tick
+    /// (`Router.tickWanted`), and `sooner` with it.
+    @inline(__always)
+    private func tickWanted(by router: Router, in room: RoomHandle, sooner: inout MediaTime?) {
+        guard let wanted = router.tickWanted, wanted < routerDeadlines[room] ?? wanted.adding(nanoseconds: 1) else { return }
+        routerDeadlines[room] = wanted
+        sooner = min(sooner ?? wanted, wanted)
     }
 
     func fireTimers(now: MediaTime, egress: EgressQueue) -> MediaTime {

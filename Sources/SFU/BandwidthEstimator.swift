@@ -123,6 +123,8 @@ public struct BandwidthEstimator: Sendable {
         applicationLimited.advance(now: nowNs, estimate: Double(estimate))
         var lost = 0
         var received = 0
+        var probeLost = 0
+        var probeReceived = 0
         var newestSend: UInt64 = 0
         var probeResult: Double?
         for packet in packets {
@@ -130,10 +132,10 @@ public struct BandwidthEstimator: Sendable {
             guard let arrival = packet.arrival else {
                 // A probe overshoots on purpose; its losses are the probe's
                 // answer (measured below), not evidence against the media rate.
-                if packet.probeCluster == nil { lost += 1 }
+                if packet.probeCluster == nil { lost += 1 } else { probeLost += 1 }
                 continue
             }
-            if packet.probeCluster == nil { received += 1 }
+            if packet.probeCluster == nil { received += 1 } else { probeReceived += 1 }
             acknowledged.add(arrival: arrival, size: packet.size)
             if let cluster = packet.probeCluster,
                let result = probeResults.add(
@@ -170,7 +172,14 @@ public struct BandwidthEstimator: Sendable {
                 rateControl.jump(to: probeResult, now: nowNs)
                 probeJumps &+= 1
             }
-            probes.onResult(probeResult, estimate: rateControl.estimate, now: nowNs)
+            // A probe that came back whole (under 2% of its packets lost)
+            // shows loss does not bind up to its rate; one that lost more
+            // (a lossy link) says nothing against the loss bound.
+            let probeLoss = Double(probeLost) / Double(max(1, probeLost + probeReceived))
+            if trendline.usage != .overusing, probeLoss < LossBasedBound.lowLoss, lossBound.raise(to: probeResult, now: nowNs) {
+                probeJumps &+= 1
+            }
+            probes.onResult(probeResult, estimate: min(rateControl.estimate, lossBound.bitsPerSecond ?? .infinity), now: nowNs)
         }
         lossBound.add(lost: lost, received: received, current: unboundedEstimate, rtt: roundTripTime, now: nowNs)
         updateEstimate()
@@ -200,6 +209,10 @@ public struct BandwidthEstimator: Sendable {
         guard hasTransportFeedback || remb == nil else { return }
         probes.request(target: Double(targetBitsPerSecond), estimate: Double(estimate), now: now.nanoseconds)
     }
+
+    /// A probe cluster is queued: `nextProbe` returns it now (the caller
+    /// may want to come back at once rather than at its next timer).
+    public var hasProbeQueued: Bool { probes.hasQueued }
 
     /// The next probe cluster to send, if one is due. Poll it at the pacer's
     /// tick; nil most of the time. Without transport-cc nothing can measure

@@ -31,6 +31,23 @@ struct LossBasedBound: Sendable {
         apply(fraction: fraction, current: current, rtt: rtt, now: now)
     }
 
+    /// A probe cluster came back whole at `bitsPerSecond`: unless media is
+    /// being lost now, the bound is what a past congestion left, and it is
+    /// raised to the probe's result (libwebrtc likewise sets its loss-based
+    /// target from a probe's result); true when it moved. Without this, a
+    /// bound cut during congestion held for good once little or nothing
+    /// else was sent (every video switched off): only reports on media grow
+    /// it, 8% a second. Media lost now (the last fraction over 2%, reported
+    /// within the last second) keeps the bound: a lossy link's probes get
+    /// through now and then, and must not undo its cuts.
+    mutating func raise(to bitsPerSecond: Double, now: UInt64) -> Bool {
+        guard let bound = self.bitsPerSecond, bound < bitsPerSecond else { return false }
+        let stale = lastUpdate.map { now >= $0 + 1_000_000_000 } ?? true
+        guard lastFraction < Self.lowLoss || stale else { return false }
+        self.bitsPerSecond = bitsPerSecond
+        return true
+    }
+
     /// Applies one loss fraction (a receiver report's, or accumulated
     /// feedback's) against the current target.
     mutating func apply(fraction: Double, current: Double, rtt: UInt64, now: UInt64) {

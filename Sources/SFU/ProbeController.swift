@@ -30,6 +30,8 @@ struct ProbeController: Sendable {
     /// At most two probes wait (the initial pair): two slots, no array.
     private var queued: (first: Double?, second: Double?) = (nil, nil)
     private var isIdle: Bool { queued.first == nil }
+    /// A cluster waits to be sent (`next` returns it).
+    var hasQueued: Bool { !isIdle }
     /// Results at or above this continue the exponential search.
     private var continueAbove: Double?
     private var waitingUntil: UInt64?

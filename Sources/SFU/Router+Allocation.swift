@@ -29,6 +29,9 @@ extension Router {
     /// (`StreamAllocator.headroomConfirmed`): the start probes' climb.
     static let startupRamp: UInt64 = 10_000_000_000
 
+    /// A layer counts as flowing while its last packet is this recent.
+    static let flowingWithin: UInt64 = 200_000_000
+
     /// What an audio track is assumed to cost before its rate is measured
     /// (Opus at Chrome's default 32 kbit/s, with RTP headers).
     static let assumedAudioBitrate = 40_000
@@ -126,7 +129,12 @@ extension Router {
         }
         if session.hasDownlinkFeedback {
             pace(session)
-            session.estimator.requestProbe(targetBitsPerSecond: UInt64(session.allocator.wantedBitrate), now: now)
+            // Probe past what is wanted by the allocator's headroom: an
+            // upgrade must fit 90% of the estimate, so an estimate that
+            // only reached the wanted rate would never allow the last step
+            // (a lone viewer on q, f paused: it stayed on q).
+            let target = session.allocator.wantedBitrate * 1000 / StreamAllocator.upgradeHeadroom
+            session.estimator.requestProbe(targetBitsPerSecond: UInt64(target), now: now)
         }
     }
 
@@ -216,10 +224,15 @@ extension Router {
             switchedOff: switchedOff)
     }
 
-    /// A layer's bitrate over about the last second, else the last one
-    /// measured while it was live; nil when never measured.
+    /// A layer's bitrate over about the last second while packets flow,
+    /// else the last one measured while they did; nil when never measured.
+    /// A layer that paused is not measured as it fades (its 1-2 s window
+    /// empties over the next seconds): that would keep a fraction of its
+    /// rate, and a subscriber that wants it back would want too little to
+    /// probe for it.
     private func measuredBitrate(_ layer: Receiver, now: MediaTime) -> Int? {
-        if let rate = layer.rateMeter.rate(bytes: layer.stats.bytes, packets: layer.stats.packets, now: now),
+        if let last = layer.lastMediaArrival, now.nanoseconds(since: last) < Self.flowingWithin,
+            let rate = layer.rateMeter.rate(bytes: layer.stats.bytes, packets: layer.stats.packets, now: now),
             rate.bitsPerSecond > 0
         {
             layer.lastMeasuredBitrate = Int(rate.bitsPerSecond)

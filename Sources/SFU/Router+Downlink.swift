@@ -45,6 +45,9 @@ extension Router {
                 if !session.hasDownlinkFeedback { session.firstFeedback = now }
                 session.hasDownlinkFeedback = true
                 session.feedback.withUnsafeBufferPointer { session.estimator.onFeedback(buffer: $0, now: now) }
+                // A probe result that continues the climb queues the next
+                // cluster: send it now, not at the next timer.
+                if session.probe == nil && session.estimator.hasProbeQueued { tickWanted = min(tickWanted ?? now, now) }
             }
         }
         for result in feedback.packets {

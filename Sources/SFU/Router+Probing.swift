@@ -17,13 +17,12 @@ struct ProbeBurst {
 /// the estimate, now and then while the link is idle), probe packets
 /// carrying transport-wide numbers go out at the cluster's rate, spread
 /// over the router's ticks (every `probeTickInterval`), each recorded with
-/// its cluster so the feedback measures what the link carried:
-/// - with an RTX stream for video, padding-only RTX packets, as libwebrtc
-///   sends its own;
-/// - without one, copies of the video packets last sent, on the media SSRC
-///   with their own numbers (libwebrtc's "redundant payload"): the
-///   receiver's jitter buffer discards them as duplicates. Padding there
-///   would take numbers from the stream the subscriber decodes.
+/// its cluster so the feedback measures what the link carried. They are
+/// padding-only packets on an RTX stream for video, as libwebrtc sends its
+/// own. A connection without RTX is not probed: padding on its media SSRC
+/// would take numbers from the stream it decodes, and copies of media
+/// packets already delivered are dropped by its SRTP replay check before
+/// any feedback counts them (tried: none came back).
 extension Router {
     /// The padding in one probe packet: the most one RTP packet can say
     /// (RFC 3550's padding count is one byte); with the header and the
@@ -56,23 +55,17 @@ extension Router {
             // packet more (the first goes at once).
             let elapsed = now.nanoseconds(since: burst.start)
             let due = Int(burst.request.bitsPerSecond &* elapsed / 8_000_000_000) &+ Self.probePaddingSize
-            var failures = 0
-            while burst.bytes < due && !burst.isComplete && failures < 4 {
+            var failed = false
+            while burst.bytes < due && !burst.isComplete {
                 guard let slot = sink.slot(for: session.transport) else {
                     counters.drop(.noSlot)
                     break
                 }
-                let wire = session.sendHistory.nextWireSequence
-                let written: Int?
-                if carrier.rtxSSRC != nil {
-                    written = carrier.writePadding(Self.probePaddingSize, transportSequence: wire, into: slot)
-                } else {
-                    written = writeDuplicate(of: carrier, back: burst.packets, transportSequence: wire, into: slot)
-                }
-                guard let length = written else {
-                    failures &+= 1
-                    burst.packets &+= 1
-                    continue
+                guard let length = carrier.writePadding(
+                    Self.probePaddingSize, transportSequence: session.sendHistory.nextWireSequence, into: slot)
+                else {
+                    failed = true
+                    break
                 }
                 session.sendHistory.record(size: length, at: now, probeCluster: burst.request.cluster)
                 session.estimator.onPacketSent(size: length, at: now, probeCluster: burst.request.cluster)
@@ -82,7 +75,7 @@ extension Router {
                 session.probePacketsSent &+= 1
                 counters.probePacketsSent &+= 1
             }
-            if burst.isComplete || failures >= 4 {
+            if burst.isComplete || failed {
                 session.probe = nil
             } else {
                 session.probe = burst
@@ -99,38 +92,13 @@ extension Router {
     /// padding: with every video off for congestion (or off from the start,
     /// on the 300 kbit/s start estimate), probes are what can show the link
     /// has room; the receiver counts padding for its feedback and discards
-    /// it whatever its stream does. Without RTX, a video one that has sent
-    /// (its packets are what is copied).
+    /// it whatever its stream does.
     private func probeCarrier(_ session: SubscriberSession) -> DownTrack? {
         var held: DownTrack?
-        var withoutRTX: DownTrack?
-        for downTrack in session.downTracks where downTrack.kind == .video {
-            if downTrack.rtxSSRC == nil {
-                if downTrack.munger.lastForwardTime != nil { withoutRTX = withoutRTX ?? downTrack }
-                continue
-            }
+        for downTrack in session.downTracks where downTrack.kind == .video && downTrack.rtxSSRC != nil {
             if !downTrack.isHeld && downTrack.munger.lastForwardTime != nil { return downTrack }
             held = held ?? downTrack
         }
-        return held ?? withoutRTX
-    }
-
-    /// A copy of the packet `back` packets before the newest `downTrack`
-    /// sent (cycling over the last 16), as it was sent: same SSRC, number
-    /// and payload, a new transport-wide number. Nil when the history no
-    /// longer holds it.
-    private func writeDuplicate(
-        of downTrack: DownTrack, back: Int, transportSequence: UInt16, into slot: UnsafeMutableRawBufferPointer
-    ) -> Int? {
-        let output = UInt16(truncatingIfNeeded: downTrack.munger.lastSequence &- UInt64(back % 16))
-        let receiver = downTrack.source
-        guard let sequence = downTrack.munger.inputSequence(forOutput: output),
-            let stored = receiver.history?.packet(sequence),
-            let view = try? RTPPacketView(validating: stored.bytes)
-        else { return nil }
-        let input = receiver.historyInput(view, payloadOffset: stored.payloadOffset, sequence: sequence)
-        return downTrack.write(
-            view, payloadOffset: stored.payloadOffset, parameters: downTrack.munger.parameters(for: input),
-            asRTX: false, transportSequence: transportSequence, into: slot)
+        return held
     }
 }

@@ -45,8 +45,9 @@ public struct StreamAllocator: Sendable {
 
     public var profile: AllocationProfile
     /// What every track would need at its render cap (audio included,
-    /// video within `maxSubscriptionBitrate`), as of the last allocation:
-    /// the caller probes for it while it is above the estimate.
+    /// video within `maxSubscriptionBitrate`; a paused render-cap layer at
+    /// its last known rate), as of the last allocation: the caller probes
+    /// for it while it is above the estimate.
     public private(set) var wantedBitrate = 0
     /// What the last allocation is expected to send, audio included.
     public private(set) var allocatedBitrate = 0
@@ -402,7 +403,13 @@ public struct StreamAllocator: Sendable {
             if c < candidates.count && candidates[c].index == index {
                 let candidate = candidates[c]
                 c += 1
-                wantedVideo += candidate.top
+                // The render cap's layer even while paused (its last
+                // measured or stated rate): what is wanted is what probes
+                // look for. With the top layer paused because nobody took
+                // it, the wanted rate would be what is sent, and a link
+                // that widened again would only be found by the idle
+                // probes, doubling every 5 s.
+                wantedVideo += max(candidate.top, candidate.ideal.bitrate)
                 let decision: Allocation.Decision
                 var needed: UInt64 = 0
                 var layer: (spatial: Int, temporal: Int)?
@@ -417,11 +424,13 @@ public struct StreamAllocator: Sendable {
                     layer = (chosen.spatial, chosen.temporal)
                     decision = .forward(spatial: chosen.spatial, temporal: chosen.temporal)
                     needed = 1 << UInt64(chosen.spatial)
-                    // At the top of what is live but below the render cap
-                    // because that layer is paused: ask for it when it
-                    // would fit.
-                    if step == candidate.ladder.count - 1 && !candidate.ideal.isLive
-                        && candidate.ideal.spatial > chosen.spatial
+                    // Below the render cap's layer while it would fit (its
+                    // hold not over, or the layer paused): keep it asked
+                    // for, live or not. Asked only while paused, a lone
+                    // viewer's f came back, was live but not taken yet
+                    // (hold), was no longer needed, paused again 1.5 s
+                    // later, and so on: the viewer never left q.
+                    if candidate.ideal.spatial > chosen.spatial
                         && total - chosen.bitrate + candidate.ideal.bitrate <= upgradeBudget
                     {
                         needed |= 1 << UInt64(candidate.ideal.spatial)

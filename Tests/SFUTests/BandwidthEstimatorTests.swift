@@ -80,6 +80,40 @@ import Testing
         #expect((afterReaction.max() ?? .infinity) <= 1.15 * 1_250_000)
     }
 
+    /// A subscriber held on its lowest layer (180 kbit/s sent) by a
+    /// 250 kbit/s link that is then lifted (5 Mbit/s), its allocator
+    /// wanting 2 Mbit/s: only probes can show the room, and they must find
+    /// it within 10 s (issue 13: back up within 15 s, the allocator's 5 s
+    /// hold included).
+    @Test func anApplicationLimitedSenderFindsARestoredLinkByProbing() {
+        var simulation = BandwidthSimulation(link: BottleneckLink(bitsPerSecond: 250_000), sourceCap: 180_000)
+        simulation.probeTarget = 2_000_000
+        let cut = Self.run(&simulation, until: 10)
+        simulation.link.bitsPerSecond = 5_000_000
+        let restored = Self.run(&simulation, until: 25)
+        let found = restored.first { $0.estimate >= 0.85 * 2_000_000 }?.time
+        print("BWE held at 180 kbit/s: cut to 250 kbit/s, estimate at 10 s \(Int((cut.last?.estimate ?? 0) / 1000)) kbit/s; link restored at 10 s: 1.7 Mbit/s at \(found.map { Double($0) / 1e9 } ?? -1) s; \(restored.filter { $0.time % Self.second == 0 }.map { Int($0.estimate / 1000) })")
+        #expect((cut.last?.estimate ?? .infinity) <= 1.15 * 250_000)
+        #expect((found ?? .max) <= 20 * Self.second)
+    }
+
+    /// A link that dropped much of what was sent (the loss bound cut the
+    /// estimate), then nearly nothing sent (every video switched off, audio
+    /// left), then the link widened: the probes that come back whole lift
+    /// the loss bound too, so the estimate finds the room within 10 s.
+    @Test func probesLiftALossBoundLeftByCongestion() {
+        var simulation = BandwidthSimulation(link: BottleneckLink(bitsPerSecond: 300_000), sourceCap: 3_000_000)
+        simulation.link.queueLimit = 0.02
+        _ = Self.run(&simulation, until: 10)
+        simulation.sourceCap = 40_000
+        simulation.probeTarget = 2_000_000
+        simulation.link.bitsPerSecond = 5_000_000
+        let widened = Self.run(&simulation, until: 25)
+        let found = widened.first { $0.estimate >= 0.85 * 2_000_000 }?.time
+        print("BWE after loss, then idle on a widened link: \(widened.filter { $0.time % Self.second == 0 }.map { Int($0.estimate / 1000) }) kbit/s")
+        #expect((found ?? .max) <= 20 * Self.second)
+    }
+
     /// A sender with only 100 kbit/s to send on a 2.5 Mbit/s link: the
     /// estimate does not fall (nothing is congested) and does not climb past
     /// the link (only probes, which measure it, raise it).

@@ -15,6 +15,10 @@ struct BandwidthSimulation {
     /// Whether the sender asks for probes when it wants more than the
     /// estimate (the allocator's `requestProbe`).
     var requestsProbes = true
+    /// What the allocator wants when it is not what is sent (a subscriber
+    /// held on a low layer that asks for probes towards its top layer):
+    /// probes are requested towards this instead of `sourceCap`.
+    var probeTarget: Double?
     /// Whether the sender sends the probes the estimator asks for at all.
     var probes = true
     let packetSize = 1200
@@ -56,7 +60,9 @@ struct BandwidthSimulation {
         }
         if now % feedbackInterval == 0 { emitFeedback() }
         let estimate = Double(estimator.estimate)
-        if requestsProbes, let sourceCap, sourceCap > estimate {
+        if requestsProbes, let probeTarget {
+            if probeTarget > estimate { estimator.requestProbe(targetBitsPerSecond: UInt64(probeTarget), now: at) }
+        } else if requestsProbes, let sourceCap, sourceCap > estimate {
             estimator.requestProbe(targetBitsPerSecond: UInt64(sourceCap), now: at)
         } else if requestsProbes, sourceCap == nil {
             estimator.requestProbe(targetBitsPerSecond: estimator.configuration.maximumBitsPerSecond, now: at)

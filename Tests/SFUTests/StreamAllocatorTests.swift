@@ -261,6 +261,36 @@ import VroomTesting
         #expect(early[0].decision == .forward(spatial: 1, temporal: 1))
     }
 
+    /// A track held on q whose render-cap layer (f) the publisher paused,
+    /// since nobody took it: f still counts in what is wanted, so the
+    /// caller probes for it (and asks for f back once the estimate fits).
+    @Test func aPausedRenderCapLayerIsStillWanted() {
+        var allocator = StreamAllocator(profile: AllocationProfile(mode: .grid))
+        let result = allocator.allocate(budget: 300_000, tracks: [Self.camera(1, live: [0])], now: .seconds(0))
+        #expect(result[0].decision == .forward(spatial: 0, temporal: 2))
+        #expect(allocator.wantedBitrate == 1_500_000)
+        let wide = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1, live: [0])], now: .seconds(6))
+        #expect(wide[0].neededLayers & 0b100 != 0, "f asked back once it fits")
+    }
+
+    /// Room for f, paused: asked back; live again, but the track changed
+    /// layer within its hold: f stays needed from the publisher meanwhile
+    /// (dropped from the need, it would pause again before the hold is
+    /// over, and never be taken).
+    @Test func theRenderCapLayerStaysNeededWhileTheHoldRuns() {
+        var allocator = StreamAllocator(profile: AllocationProfile(mode: .grid))
+        _ = allocator.allocate(budget: 300_000, tracks: [Self.camera(1, live: [0, 1])], now: .seconds(0))
+        allocator.headroomConfirmed()
+        let asked = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1, live: [0, 1])], now: .seconds(1))
+        #expect(asked[0].decision == .forward(spatial: 1, temporal: 2))
+        #expect(asked[0].neededLayers & 0b100 != 0, "f asked back")
+        let held = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1)], now: .seconds(2))
+        #expect(held[0].decision == .forward(spatial: 1, temporal: 2), "held for 5 s")
+        #expect(held[0].neededLayers & 0b100 != 0, "f still needed while held")
+        let up = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1)], now: .seconds(6.5))
+        #expect(up[0].decision == .forward(spatial: 2, temporal: 2))
+    }
+
     /// A probe's confirmed headroom is used at once: the 5 s rules guard
     /// against the estimate's noise, not against a measurement.
     @Test func aConfirmedProbeLetsTracksClimbAtOnce() {
