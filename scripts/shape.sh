@@ -12,7 +12,10 @@
 #
 # A client's downlink is the server's datagrams to the client's port, so
 # shape the client's port. Each port gets an htb class 1:<port in hex>
-# (burst 15 kB) with a pfifo of queue-packets (default 30) behind it and a
+# (its bucket holds 10 ms at the rate, at least one 1,600-byte packet:
+# a bigger one, 15 kB as first chosen, let a 9 kB bandwidth probe through
+# at loopback speed and read to the server's estimator as a link several
+# times faster than the rate) with a pfifo of queue-packets (default 30) behind it and a
 # u32 filter on the destination port; everything else goes to 1:10 at
 # 10 Gbit/s, untouched.
 #
@@ -33,11 +36,28 @@ if [ -z "${VROOM_SHAPE_ANY_NAMESPACE:-}" ]; then
   [ -z "$others" ] || die "refusing to shape: this network namespace has interfaces besides lo ($others); run inside 'unshare --net' (or set VROOM_SHAPE_ANY_NAMESPACE=1)"
 fi
 
+# Whether the htb root is there. tc's output is read whole first: with
+# pipefail, `tc ... | grep -q` fails whenever grep exits at its match before
+# tc has written the rest (SIGPIPE), and `add` then tried to add the root
+# again ("Exclusivity flag on, cannot modify").
+has_root() {
+  local qdiscs
+  qdiscs=$(tc qdisc show dev lo)
+  grep -q '^qdisc htb 1: root' <<<"$qdiscs"
+}
+
 port_class() {
   local port=$1
   [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65534 ] && [ "$port" -ne 16 ] \
     || die "bad UDP port '$port' (1-65534, not 16: class 1:10 is the default)"
   printf '%x' "$port"
+}
+
+# The htb bucket for a rate in kbit/s: 10 ms of it, at least 1,600 bytes.
+burst_bytes() {
+  local bytes=$(( $1 * 1000 / 8 / 100 ))
+  [ "$bytes" -ge 1600 ] || bytes=1600
+  echo "$bytes"
 }
 
 check_rate() {
@@ -49,11 +69,11 @@ case "$1" in
     [ $# -ge 3 ] || usage
     minor=$(port_class "$2"); check_rate "$3"; limit=${4:-30}
     [[ "$limit" =~ ^[0-9]+$ ]] && [ "$limit" -ge 1 ] || die "bad queue length '$limit' (packets)"
-    if ! tc qdisc show dev lo | grep -q '^qdisc htb 1: root'; then
+    if ! has_root; then
       tc qdisc add dev lo root handle 1: htb default 10 r2q 1000
       tc class add dev lo parent 1: classid 1:10 htb rate 10gbit quantum 60000
     fi
-    tc class add dev lo parent 1: classid "1:$minor" htb rate "${3}kbit" burst 15k quantum 1514
+    tc class add dev lo parent 1: classid "1:$minor" htb rate "${3}kbit" burst "$(burst_bytes "$3")" cburst "$(burst_bytes "$3")" quantum 1514
     tc qdisc add dev lo parent "1:$minor" handle "$minor:" pfifo limit "$limit"
     tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff \
       match ip dport "$2" 0xffff flowid "1:$minor"
@@ -61,10 +81,10 @@ case "$1" in
   change)
     [ $# -ge 3 ] || usage
     minor=$(port_class "$2"); check_rate "$3"
-    tc class change dev lo parent 1: classid "1:$minor" htb rate "${3}kbit" burst 15k quantum 1514
+    tc class change dev lo parent 1: classid "1:$minor" htb rate "${3}kbit" burst "$(burst_bytes "$3")" cburst "$(burst_bytes "$3")" quantum 1514
     ;;
   clear)
-    if tc qdisc show dev lo | grep -q '^qdisc htb 1: root'; then tc qdisc del dev lo root; fi
+    if has_root; then tc qdisc del dev lo root; fi
     ;;
   show)
     tc -s qdisc show dev lo; tc class show dev lo; tc filter show dev lo

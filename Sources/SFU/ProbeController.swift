@@ -10,7 +10,8 @@
 ///   doubling while they find nothing, to at most 4 s (a link that widens
 ///   again is found within about 4 s, then climbed in a few clusters);
 /// - every 5 s while the sender is application-limited, at twice the
-///   estimate, so an idle link's estimate stays current.
+///   estimate up to what the allocator wants, so an idle link's estimate
+///   stays current.
 struct ProbeController: Sendable {
     static let initialMultipliers = (3.0, 6.0)
     static let continueRatio = 0.7
@@ -91,7 +92,11 @@ struct ProbeController: Sendable {
         }
         if isIdle, applicationLimited, waitingUntil == nil,
            now >= (lastProbe ?? 0) + Self.applicationLimitedInterval {
-            let target = min(2 * estimate, maximum)
+            // No higher than what the allocator wants (libwebrtc caps its
+            // idle probes at the allocated maximum too): a subscriber with
+            // all it wants needs no proof of more, and at 2x a 20 Mbit/s
+            // estimate each idle probe was a 100 kB burst of padding.
+            let target = min(2 * estimate, ceiling)
             if target > estimate { enqueue(target, continuing: true) }
         }
         guard let rate = queued.first else { return nil }

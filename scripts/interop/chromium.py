@@ -23,6 +23,8 @@ import urllib.request
 
 import websockets
 
+from processes import stop_process
+
 CHROMIUM_FLAGS = [
     "--headless=new",
     "--no-sandbox",
@@ -119,16 +121,20 @@ class DevTools:
     def __init__(self, socket):
         self.socket = socket
         self.ids = itertools.count(1)
+        # One call at a time: two coroutines reading replies from one socket
+        # would take each other's (a test's poller and its main line).
+        self.lock = asyncio.Lock()
 
     async def call(self, method, **params):
-        message_id = next(self.ids)
-        await self.socket.send(json.dumps({"id": message_id, "method": method, "params": params}))
-        while True:
-            reply = json.loads(await self.socket.recv())
-            if reply.get("id") == message_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply["result"]
+        async with self.lock:
+            message_id = next(self.ids)
+            await self.socket.send(json.dumps({"id": message_id, "method": method, "params": params}))
+            while True:
+                reply = json.loads(await self.socket.recv())
+                if reply.get("id") == message_id:
+                    if "error" in reply:
+                        raise RuntimeError(f"{method}: {reply['error']}")
+                    return reply["result"]
 
     async def evaluate(self, expression):
         result = await self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
@@ -138,8 +144,123 @@ class DevTools:
         return result["result"].get("value")
 
 
+# A shared Chromium holds pages that must not be throttled as background tabs
+# (each page is a participant, sampling getStats on a timer).
+SHARED_FLAGS = [
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+]
+
+
+class SharedChromium:
+    """One headless Chromium process for several demo pages (one renderer
+    each, one browser and one GPU/network process for all): pass it as
+    `DemoPageBrowser(..., chromium=shared)`. Lighter on 2 cores than one
+    Chromium per participant (the `bwe` scenarios measured it). `start()`,
+    then `close()` after the pages."""
+
+    def __init__(self, binary="chromium", log_path=None):
+        self.binary = binary
+        self.log_path = log_path
+        self.process = None
+        self.profile = None
+        self.port = None
+        self.socket = None
+        self.devtools = None
+
+    async def start(self):
+        self.profile = tempfile.mkdtemp(prefix="vroom-interop-chromium-")
+        log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
+        self.process = subprocess.Popen([self.binary, *CHROMIUM_FLAGS, *SHARED_FLAGS,
+                                         f"--user-data-dir={self.profile}", "about:blank"],
+                                        stdout=log, stderr=log)
+        port_file = os.path.join(self.profile, "DevToolsActivePort")
+        deadline = time.monotonic() + 30
+        while not os.path.exists(port_file) or len(open(port_file).read().splitlines()) < 2:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                await self.close()
+                raise RuntimeError("Chromium did not open its DevTools port")
+            await asyncio.sleep(0.1)
+        with open(port_file) as f:
+            self.port, path = int(f.readline().strip()), f.readline().strip()
+        self.socket = await websockets.connect(f"ws://127.0.0.1:{self.port}{path}", max_size=None)
+        self.devtools = DevTools(self.socket)
+        return self
+
+    async def open(self, url):
+        """A new page at `url`: (its DevTools socket URL, its target id)."""
+        target = (await self.devtools.call("Target.createTarget", url=url))["targetId"]
+        return f"ws://127.0.0.1:{self.port}/devtools/page/{target}", target
+
+    async def close_page(self, target):
+        if self.devtools is not None:
+            try:
+                await self.devtools.call("Target.closeTarget", targetId=target)
+            except Exception:
+                pass
+
+    def pids(self):
+        """The browser's process and its children (for CPU and memory figures)."""
+        if self.process is None:
+            return []
+        return [self.process.pid] + descendants(self.process.pid)
+
+    async def close(self):
+        await close_browser(self)
+        if self.profile:
+            shutil.rmtree(self.profile, ignore_errors=True)
+            self.profile = None
+
+
+async def close_browser(browser):
+    """Closes what `browser` (a SharedChromium or a DemoPageBrowser) holds:
+    its DevTools socket, its page in a shared Chromium, its own process."""
+    if browser.socket is not None:
+        await browser.socket.close()
+        browser.socket = None
+    if browser.target is not None:
+        await browser.shared.close_page(browser.target)
+        browser.target = None
+    stop_process(browser.process)
+
+
+def descendants(pid):
+    """Every process below `pid` (from /proc)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def cpu_seconds(pids):
+    """User + system CPU seconds used so far by `pids` (those still alive)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / ticks
+
+
 class DemoPageBrowser:
-    """One headless Chromium with the demo page open. Use as
+    """One headless Chromium with the demo page open (or, with `chromium`, a
+    SharedChromium, one page of it). Use as
     `async with DemoPageBrowser(server_url, token, room) as page:`.
     `query` adds page parameters (e.g. {"simulcast": "0"}); with
     `current_page` the page is the repository's: the server's copy when it
@@ -147,8 +268,10 @@ class DemoPageBrowser:
     page does not hide it)."""
 
     def __init__(self, server_url, token, room=None, binary="chromium", log_path=None, query=None,
-                 current_page=False):
+                 current_page=False, chromium=None):
         self.server_url = server_url.rstrip("/")
+        self.shared = chromium
+        self.target = None
         self.token = token
         self.room = room
         self.query = dict(query or {})
@@ -182,6 +305,9 @@ class DemoPageBrowser:
         return base + "?" + urllib.parse.urlencode(query)
 
     async def __aenter__(self):
+        if self.shared is not None:
+            socket_url, self.target = await self.shared.open(self.page_url())
+            return await self._attach(socket_url)
         self.profile = tempfile.mkdtemp(prefix="vroom-interop-chromium-")
         log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
         url = self.page_url()
@@ -196,7 +322,9 @@ class DemoPageBrowser:
             await asyncio.sleep(0.1)
         with open(port_file) as f:
             port = int(f.readline().strip())
-        socket_url = await self._page_socket_url(port)
+        return await self._attach(await self._page_socket_url(port))
+
+    async def _attach(self, socket_url):
         self.socket = await websockets.connect(socket_url, max_size=None)
         self.devtools = DevTools(self.socket)
         deadline = time.monotonic() + 20
@@ -246,16 +374,7 @@ class DemoPageBrowser:
         return await self.evaluate("vroom.summary()")
 
     async def close(self):
-        if self.socket is not None:
-            await self.socket.close()
-            self.socket = None
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        await close_browser(self)
         if self.page_server is not None:
             self.page_server.shutdown()
             self.page_server = None

@@ -44,6 +44,18 @@ four as `simulcast` (also in the default set):
   sim-plain     a non-simulcast Chromium publisher: both subscribers (one with
                 render dimensions) decode the published size
 
+Downlink estimation and allocation (issue 13), by name or all three as
+`bwe` (NOT in the default set; scripts/test.sh runs them as stage `bwe`):
+  bwe-3         Chromium simulcast publisher, Chromium subscribers on 250
+                kbit/s, 800 kbit/s and unlimited (htb) links: each settles
+                on q / h-or-q / f within 10 s, then 15 s without loss or
+                freezes, few PLIs and NACKs at the publisher
+  bwe-cut       one Chromium subscriber cut to 250 kbit/s mid-call: below f
+                within 3 s, no gap over 2 s; restored: f again within 15 s
+  bwe-grid      grid mode, six aiortc publishers (one high priority), one
+                Chromium subscriber at 600 kbit/s: the lowest priorities are
+                switched off (network-congestion), back at 5 Mbit/s
+
 --signaling-only passes a scenario that stops at its first media step when
 every check before it passed: CI can guard the signaling half until the
 media plane lands, then drop the flag.
@@ -64,6 +76,7 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.error
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1096,6 +1109,617 @@ async def scenario_sim_plain(report, context):
         check_smooth(report, f"{name}, the last 5 s", sink, now - 5, now)
 
 
+# -- downlink bandwidth estimation and allocation (issue 13, PROTOCOL.md 7) ----
+#
+# Subscribers whose downlink the server must estimate send transport-cc
+# feedback: they are Chromium (aiortc sends neither transport-cc nor REMB).
+# Every participant is a page of ONE shared headless Chromium (SharedChromium:
+# one browser, GPU and network process for all; VROOM_BWE_CHROMIUM=per-page
+# starts one Chromium per participant instead, to compare). A subscriber
+# page joins with ?publish=0 (no camera, publishes nothing) and
+# ?contentPreferences=0 (no render-dimension cap on its layer). Each
+# subscriber's downlink is the server's datagrams to its PeerConnection's
+# local UDP port (the selected candidate pair's local candidate in
+# getStats), shaped with htb (scripts/shape.sh through shaping.py) in
+# run.sh's loopback-only namespace. The pages sample getStats() every
+# 100 ms (inbound video: framesDecoded, packetsReceived, packetsLost,
+# freezes; the publisher's outbound-rtp pliCount / nackCount); /Stats is
+# read every second (available_outgoing_bitrate; each subscribed track's
+# layer, switched_off, switch_off_reason).
+
+BWE_SAMPLER = """(() => {
+  if (window.bwe) return true;
+  const bwe = window.bwe = { samples: [], ticks: 0 };
+  const tick = async () => {
+    bwe.ticks += 1;
+    const row = { t: Date.now(), video: {}, port: null, out: null };
+    if (vroom.pcSub) {
+      const report = await vroom.pcSub.getStats();
+      let pair = null;
+      for (const s of report.values()) {
+        if (s.type === "inbound-rtp" && s.kind === "video") {
+          row.t = s.timestamp;
+          row.video[s.mid] = { frames: s.framesDecoded || 0, received: s.packetsReceived || 0,
+            lost: s.packetsLost || 0, freezes: s.freezeCount || 0, frozen: s.totalFreezesDuration || 0,
+            width: s.frameWidth || 0, height: s.frameHeight || 0, keyframes: s.keyFramesDecoded || 0 };
+        }
+        if (s.type === "transport" && s.selectedCandidatePairId) pair = report.get(s.selectedCandidatePairId);
+      }
+      const local = pair && report.get(pair.localCandidateId);
+      if (local) row.port = local.port;
+    }
+    if (vroom.pcPub && bwe.ticks % 5 === 0) {
+      row.out = {};
+      for (const s of (await vroom.pcPub.getStats()).values()) {
+        if (s.type === "outbound-rtp" && s.kind === "video") row.out[s.rid || "-"] = { pli: s.pliCount || 0,
+          nack: s.nackCount || 0, frames: s.framesEncoded || 0, width: s.frameWidth || 0, height: s.frameHeight || 0 };
+      }
+    }
+    bwe.samples.push(row);
+  };
+  setInterval(tick, 100);
+  return true;
+})()"""
+
+RID_ORDER = {"q": 0, "h": 1, "f": 2}
+PRIORITY_ORDER = {"low": 0, "standard": 1, "high": 2}
+
+
+class BwePage:
+    """A demo page in the BWE scenarios and what its sampler recorded: rows
+    {t (epoch ms), video {mid: numbers}, port, out {rid: numbers}}."""
+
+    def __init__(self, name, browser):
+        self.name = name
+        self.browser = browser
+        self.rows = []
+        self.port = None
+
+    async def drain(self):
+        self.rows += await self.browser.evaluate("window.bwe ? window.bwe.samples.splice(0) : []")
+        ports = [r["port"] for r in self.rows[-20:] if r.get("port")]
+        if ports:
+            self.port = ports[-1]
+
+    def series(self, mid, key, start=0.0, end=float("inf")):
+        """[(time.time() seconds, value)] of one inbound video number."""
+        return [(r["t"] / 1000, r["video"][mid][key]) for r in self.rows
+                if mid in r["video"] and start <= r["t"] / 1000 <= end]
+
+    def mids(self):
+        return sorted({mid for r in self.rows for mid in r["video"]})
+
+    def delta(self, mid, key, start, end):
+        values = self.series(mid, key, start, end)
+        return values[-1][1] - values[0][1] if len(values) >= 2 else None
+
+    def frame_gap(self, mid, start, end):
+        """(largest time without a newly decoded frame in [start, end], when),
+        from framesDecoded sampled every ~100 ms (the window's edges count)."""
+        values = self.series(mid, "frames", start - 0.5, end)
+        times = [start] + [t for (t, f), (_, before) in zip(values[1:], values) if f > before and t >= start] + [end]
+        return max((b - a, a - start) for a, b in zip(times, times[1:]))
+
+    def loss(self, mid, start, end):
+        lost, received = self.delta(mid, "lost", start, end), self.delta(mid, "received", start, end)
+        if lost is None or received is None or lost + received <= 0:
+            return None, lost, received
+        return lost / (lost + received), lost, received
+
+    def publisher_counts(self, start, end):
+        """{rid: (PLIs, NACKs)} received by the publisher between two times."""
+        rows = [r for r in self.rows if r.get("out") and start <= r["t"] / 1000 <= end]
+        if len(rows) < 2:
+            return {}
+        first, last = rows[0]["out"], rows[-1]["out"]
+        return {rid: (last[rid]["pli"] - first[rid]["pli"], last[rid]["nack"] - first[rid]["nack"])
+                for rid in last if rid in first}
+
+
+class BweRoom:
+    """The Chromium pages of one BWE scenario, the shaper, the /Stats and
+    page samplers. `stats` rows: (time.time(), {identity: {"estimate": bps or
+    None, "tracks": {track SID: (rid, temporal, switched_off, reason)}}})."""
+
+    def __init__(self, report, context, room):
+        self.report = report
+        self.context = context
+        self.room = room
+        self.per_page = os.environ.get("VROOM_BWE_CHROMIUM") == "per-page"
+        self.shared = None
+        self.pages = {}
+        self.browsers = []
+        self.stats = []
+        self.tasks = []
+        self.shaper = None
+        self.started = time.monotonic()
+        self.cpu_start = None
+
+    async def start(self):
+        from chromium import SharedChromium
+        from shaping import LinkShaper, can_shape
+        reason = can_shape()
+        if reason:
+            self.report.stop("shaping", f"cannot shape here: {reason}")
+        self.shaper = LinkShaper()
+        self.context.cleanup.append(self.close)
+        if not self.per_page:
+            self.shared = SharedChromium(self.context.chromium,
+                                         os.path.join(self.context.log_dir, f"chromium-{self.room}.log"))
+            await self.shared.start()
+        self.tasks.append(asyncio.ensure_future(self._poll()))
+        print(f"    Chromium: {'one per participant' if self.per_page else 'one process, one page per participant'}")
+        return self
+
+    async def open(self, identity, query):
+        from chromium import DemoPageBrowser
+        browser = DemoPageBrowser(self.context.server.url, make_token(identity, self.room), self.room,
+                                  binary=self.context.chromium, query=query, current_page=True,
+                                  chromium=self.shared,
+                                  log_path=os.path.join(self.context.log_dir, f"chromium-{self.room}-{identity}.log"))
+        self.pages[identity] = None
+        self.browsers.append(browser)
+        await browser.__aenter__()
+        await browser.evaluate(BWE_SAMPLER)
+        page = self.pages[identity] = BwePage(identity, browser)
+        return page
+
+    async def subscriber(self, identity, profile=None):
+        query = {"publish": "0", "contentPreferences": "0"}
+        if profile is not None:
+            query["bandwidthProfile"] = json.dumps(profile)
+        page = await self.open(identity, query)
+        print(f"    {identity}: demo page served by {page.browser.served_by}")
+        return page
+
+    def pids(self):
+        if self.shared:
+            return self.shared.pids()
+        from chromium import descendants
+        return [pid for browser in self.browsers if browser.process
+                for pid in [browser.process.pid] + descendants(browser.process.pid)]
+
+    async def _poll(self):
+        while True:
+            try:
+                stats = await asyncio.to_thread(self.context.server.get_json, f"/v1/Rooms/{self.room}/Stats")
+                row = {}
+                for p in stats.get("participants", []):
+                    tracks = {}
+                    for t in p.get("subscribed_tracks", []):
+                        if t.get("kind") == "video":
+                            layer = t.get("layer") or {}
+                            tracks[t["track_sid"]] = (layer.get("rid"), layer.get("temporal_layer"),
+                                                      t.get("switched_off"), t.get("switch_off_reason"))
+                    row[p["identity"]] = {"estimate": p.get("available_outgoing_bitrate"), "tracks": tracks}
+                self.stats.append((time.time(), row))
+                for page in list(self.pages.values()):
+                    if page:
+                        await page.drain()
+            except urllib.error.HTTPError as error:
+                if error.code != 404:  # 404: the room does not exist before its first join
+                    print(f"    (poll: {error!r})", flush=True)
+            except Exception as error:  # a page closing at the end, a slow server: keep polling
+                print(f"    (poll: {error!r})", flush=True)
+            await asyncio.sleep(1.0)
+
+    async def close(self):
+        """The pollers, then the pages, Chromium and the shaping."""
+        for task in self.tasks:
+            task.cancel()
+        self.tasks = []
+        for browser in reversed(self.browsers):
+            await browser.close()
+        if self.shared:
+            await self.shared.close()
+        await asyncio.to_thread(self.shaper.clear)
+
+    async def connected(self, pages, timeout=30):
+        """Waits until each subscriber page's subscriber connection is up and
+        its sampler knows the local UDP port, then up to 10 s more until it
+        decodes (the allocator may hold every track off at first: the
+        scenario's own checks show it; only no connection stops here)."""
+        deadline = time.monotonic() + timeout
+        decoding = lambda p: bool(p.rows) and any(v["frames"] > 0 for v in p.rows[-1]["video"].values())
+        while True:
+            for page in pages:
+                await page.drain()
+            states = [await p.browser.evaluate("vroom.pcSub && vroom.pcSub.connectionState") for p in pages]
+            ready = [p for p, state in zip(pages, states) if p.port and state == "connected"]
+            if (len(ready) == len(pages) and all(decoding(p) for p in pages)) or time.monotonic() > deadline:
+                break
+            if len(ready) == len(pages):
+                deadline = min(deadline, time.monotonic() + 10)
+            await asyncio.sleep(0.5)
+        detail = ", ".join(f"{p.name}: {state}, UDP {p.port}, {len(p.rows[-1]['video']) if p.rows else 0} video(s), "
+                           f"{'decoding' if decoding(p) else 'no frame decoded yet'}" for p, state in zip(pages, states))
+        if len(ready) < len(pages):
+            self.report.stop("media: every subscriber page connects", detail)
+        self.report.check("every subscriber page connected (its local UDP port from getStats' selected candidate "
+                          "pair)", True, detail)
+        server_ports = set(self.context.server.rtc_ports)
+        self.report.check("each subscriber's port is its own, not the server's",
+                          len({p.port for p in pages}) == len(pages) and not ({p.port for p in pages} & server_ports),
+                          f"{sorted(p.port for p in pages)} vs server {sorted(server_ports)}")
+
+    def shape(self, page, kbit):
+        self.shaper.add(page.port, kbit)
+        print(f"    +{time.monotonic() - self.started:.1f}s {page.name}: UDP {page.port} shaped to {kbit} kbit/s")
+
+    def layer(self, identity, track, row):
+        return ((row.get(identity) or {}).get("tracks") or {}).get(track)
+
+    def samples(self, identity, track, start, end=float("inf"), temporal=False):
+        """[(time, rid, switched_off, reason, estimate)] of /Stats between two
+        times; with `temporal`, the rid is 'rid/temporal' (e.g. 'f/1')."""
+        out = []
+        for t, row in self.stats:
+            if start <= t <= end:
+                state = self.layer(identity, track, row) or (None, None, None, None)
+                rid = f"{state[0]}/{state[1]}" if temporal and state[0] is not None else state[0]
+                out.append((t, rid, state[2], state[3], (row.get(identity) or {}).get("estimate")))
+        return out
+
+    def table(self, identities, track, t0, end, zero=None):
+        """One line a second from `t0` to `end`: each subscriber's estimate
+        and layer, times relative to `zero` (default t0)."""
+        zero = t0 if zero is None else zero
+        print(f"    per second (estimate = available_outgoing_bitrate, layer = rid/temporal of {track}):")
+        print("      t      " + "".join(f"{name:>22}" for name in identities))
+        for t, row in self.stats:
+            if t0 - 1 <= t <= end:
+                cells = []
+                for name in identities:
+                    estimate = (row.get(name) or {}).get("estimate")
+                    state = self.layer(name, track, row)
+                    layer = ("off" if state and state[2] else f"{state[0]}/{state[1]}") if state else "-"
+                    cells.append(f"{(f'{estimate / 1000:.0f}k' if estimate is not None else 'null'):>12} {layer:>9}")
+                print(f"      {t - zero:+6.1f}s" + "".join(cells))
+
+    async def cpu_figures(self, label):
+        from chromium import cpu_seconds
+        pids = self.pids()
+        return f"{label}: {len(pids)} Chromium processes, {cpu_seconds(pids):.0f} CPU-s so far, " \
+               f"{sum(rss_kib(pid) for pid in pids) / 1024:.0f} MiB RSS"
+
+
+def rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
+    except OSError:
+        return 0
+
+
+async def bwe_publisher(report, room):
+    """The demo page as "cam": mic + camera, the camera as 3-layer simulcast
+    (q/h/f from 1280x720, as in `sim`). Returns (page, camera SID)."""
+    page = await room.open("cam", {})
+    browser = page.browser
+    print(f"    cam: demo page served by {browser.served_by}")
+    state = {}
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        state = await browser.state()
+        if "camera" in (state.get("published") or {}) and state.get("pub") == "connected":
+            break
+        await asyncio.sleep(0.3)
+    published = state.get("published") or {}
+    if "camera" not in published or state.get("pub") != "connected":
+        report.stop("Chromium publisher: join, publish, connect", f"{state.get('pub')}, errors {state.get('errors')}")
+    camera = published["camera"]
+    sdp = await browser.evaluate("vroom.publishSdp")
+    offered = simulcast_rids(section_of(sdp["offer"], camera["mid"]), "send")
+    accepted = simulcast_rids(section_of(sdp["answer"], camera["mid"]), "recv")
+    report.check("cam publishes the camera as simulcast q;h;f and the answer accepts it",
+                 offered == LAYER_RIDS and accepted is not None and sorted(accepted) == sorted(LAYER_RIDS),
+                 f"offer {offered}, answer {accepted}; camera {camera['sid']}")
+    return page, camera["sid"]
+
+
+def settled_at(samples, acceptable):
+    """The time of the first /Stats sample from which every later one is in
+    `acceptable` (None: the last one is not)."""
+    at = None
+    for t, rid, off, _, _ in samples:
+        if rid in acceptable and not off:
+            at = at or t
+        else:
+            at = None
+    return at
+
+
+def describe_layers_over(samples, t0):
+    """'+0.0s q, +3.1s h, ...': when the forwarded layer changed."""
+    out, last = [], object()
+    for t, rid, off, reason, _ in samples:
+        now = f"off ({reason})" if off else rid
+        if now != last:
+            out.append(f"{t - t0:+.1f}s {now}")
+            last = now
+    return ", ".join(out) or "no sample"
+
+
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    return values[len(values) // 2] if values else None
+
+
+async def scenario_bwe_3(report, context):
+    room = await BweRoom(report, context, "interop-bwe-3").start()
+    cam, camera = await bwe_publisher(report, room)
+    links = {"s250": 250, "s800": 800, "sfull": None}
+    # Layers as rid/temporal. s800 gets less than the top (f with all three
+    # temporal layers): a lower spatial layer, or f at a lower frame rate
+    # (the allocator's ladder goes by cost: 7.5 fps of 720p may cost less
+    # than 30 fps of 360p, and h may be paused when no one needs it).
+    every = {f"{rid}/{tl}" for rid in ("q", "h", "f") for tl in range(3)}
+    acceptable = {"s250": {f"q/{tl}" for tl in range(3)}, "s800": every - {"f/2"}, "sfull": {"f/2"}}
+    names = {"s250": "q", "s800": "less than f/2 (q, h, or f at 7.5-15 fps)", "sfull": "f/2"}
+    subscribers = [await room.subscriber(name) for name in links]
+    await room.connected(subscribers)
+    for page in subscribers:
+        if links[page.name]:
+            await asyncio.to_thread(room.shape, page, links[page.name])
+    shaped_at = time.time()
+    cpu_before = await room.cpu_figures("at shaping")
+    # Chromium's own uplink estimate takes up to ~45 s to let it encode f
+    # (check_active_layers); the settling clock starts once it encodes every
+    # layer the server names active.
+    await check_active_layers(report, cam.browser, camera, timeout=60)
+    t0 = max(shaped_at, time.time())
+    print(f"    t0: {t0 - shaped_at:.1f} s after the shaping (Chromium encodes its layers)")
+    window = (t0 + 10, t0 + 25)
+    await asyncio.sleep(window[1] + 1.5 - time.time())
+    for page in [cam, *subscribers]:
+        await page.drain()
+    room.table(list(links), camera, shaped_at, window[1])
+    print(f"    t0 is at {t0 - shaped_at:+.1f}s of this table; the measured window from {window[0] - shaped_at:+.1f}s "
+          f"to {window[1] - shaped_at:+.1f}s")
+
+    for page in subscribers:
+        samples = room.samples(page.name, camera, t0, window[1], temporal=True)
+        at = settled_at(samples, acceptable[page.name])
+        report.check(f"{page.name} ({f'{links[page.name]} kbit/s' if links[page.name] else 'unlimited'}) settles on "
+                     f"{names[page.name]} within 10 s and stays there",
+                     at is not None and at - t0 <= 10,
+                     (f"from +{at - t0:.1f} s; " if at else "never; ") + describe_layers_over(samples, t0))
+    full = room.samples("sfull", camera, t0, window[1])
+    first_f = next((t for t, rid, off, _, _ in full if rid == "f" and not off), None)
+    downs = [t for t, rid, off, _, _ in full if first_f and t > first_f and (off or rid != "f")]
+    report.check("sfull (unlimited) keeps f from when it first gets it (no sample below f)",
+                 first_f is not None and not downs,
+                 f"first f at +{first_f - t0:.1f} s, {len(downs)} sample(s) below" if first_f else "never f")
+    estimates = {name: median(e for *_, e in room.samples(name, camera, *window)) for name in links}
+    report.check("the estimates order as the links: s250 < s800 < sfull (medians over the window)",
+                 None not in estimates.values() and estimates["s250"] < estimates["s800"] < estimates["sfull"],
+                 ", ".join(f"{n} {e / 1000:.0f}k" if e is not None else f"{n} null" for n, e in estimates.items()))
+
+    for page in subscribers:
+        mid = page.mids()[0] if page.mids() else None
+        if mid is None:
+            report.check(f"{page.name}: inbound video in getStats", False, "none")
+            continue
+        loss, lost, received = page.loss(mid, *window)
+        report.check(f"{page.name}: video loss below 2% over the 15 s window (getStats packetsLost / "
+                     f"(lost + received) deltas)", loss is not None and loss < 0.02,
+                     f"{loss:.2%} ({lost} lost, {received} received)" if loss is not None else
+                     f"no samples (lost {lost}, received {received})")
+        gap, at = page.frame_gap(mid, *window)
+        freezes, frozen = page.delta(mid, "freezes", *window), page.delta(mid, "frozen", *window)
+        frames = page.delta(mid, "frames", *window)
+        report.check(f"{page.name}: no gap over 1 s in decoded frames (framesDecoded every ~100 ms)", gap <= 1.0,
+                     f"largest {gap:.2f} s at +{at:.1f} s; {frames} frames in 15 s; Chrome's freezeCount "
+                     f"+{freezes}, totalFreezesDuration +{frozen:.2f} s" if frozen is not None else f"{gap:.2f} s")
+    counts = cam.publisher_counts(*window)
+    plis, nacks = sum(p for p, _ in counts.values()), sum(n for _, n in counts.values())
+    report.check("the publisher gets under 1 PLI per 5 s over the window (outbound-rtp pliCount, all layers: < 3 "
+                 "in 15 s)", counts and plis < 3, f"{plis} PLI; per rid {counts}")
+    report.check("the publisher gets under 1 NACK a second over the window (nackCount: < 15 in 15 s)",
+                 counts and nacks < 15, f"{nacks} NACK")
+    named = [m.get("active") for _, m in await cam.browser.messages("publisherLayers") if m.get("trackSid") == camera]
+    encoding, layers = await encoding_layers(cam.browser, 1.0)
+    print(f"    publisherLayers to cam: {named}; Chromium encodes {describe_layers(layers)}")
+    print(f"    {cpu_before}; {await room.cpu_figures('at the end')}")
+
+
+async def scenario_bwe_cut(report, context):
+    room = await BweRoom(report, context, "interop-bwe-cut").start()
+    cam, camera = await bwe_publisher(report, room)
+    viewer_page = await room.subscriber("viewer")
+    await room.connected([viewer_page])
+    await check_active_layers(report, cam.browser, camera, timeout=60)
+    # Unshaped: it gets the top layer first (the estimate has to grow).
+    start = time.time() - 1.5  # the latest /Stats row counts
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        current = room.samples("viewer", camera, time.time() - 1.5)
+        if current and current[-1][1] == "f" and not current[-1][2]:
+            break
+        await asyncio.sleep(0.5)
+    # The top layer needs Chromium's own uplink estimate to let it encode
+    # f at full rate; when it does not within 30 s, h is the layer to leave
+    # and come back to (said in the detail), below h there is nothing to test.
+    top = room.samples("viewer", camera, start)
+    before = top[-1][1] if top and not top[-1][2] else None
+    encoding, layers = await encoding_layers(cam.browser, 1.0)
+    if before not in ("f", "h"):
+        report.stop("unshaped, viewer gets f or at least h (within 30 s)",
+                    f"{describe_layers_over(top, start)}; Chromium encodes {describe_layers(layers)}")
+    report.check("unshaped, viewer gets the top layer Chromium encodes (f; h when Chromium does not send f)",
+                 before == "f" or "f" not in encoding,
+                 f"{describe_layers_over(top, start)}; Chromium encodes {describe_layers(layers)}")
+    await asyncio.sleep(3)
+
+    cut = time.time()
+    await asyncio.to_thread(room.shape, viewer_page, 250)
+    await asyncio.sleep(12)
+    restored = time.time()
+    await asyncio.to_thread(room.shaper.clear)
+    print(f"    +{time.monotonic() - room.started:.1f}s viewer's link restored (shaping removed)")
+    await asyncio.sleep(16)
+    await viewer_page.drain()
+    room.table(["viewer"], camera, cut - 3, time.time(), zero=cut)
+    print(f"    the cut at +0.0 s, the restore at +{restored - cut:.1f} s")
+    after_cut = room.samples("viewer", camera, cut, restored)
+    down = next((t for t, rid, off, _, _ in after_cut if off or RID_ORDER.get(rid, 9) < RID_ORDER[before]), None)
+    report.check(f"cut to 250 kbit/s: viewer moves below {before} within 3 s (/Stats layer)",
+                 down is not None and down - cut <= 3,
+                 (f"at +{down - cut:.1f} s; " if down else "not before the restore; ") +
+                 describe_layers_over(after_cut, cut))
+    mid = viewer_page.mids()[0] if viewer_page.mids() else None
+    gap, at = viewer_page.frame_gap(mid, cut, restored) if mid else (99, 0)
+    report.check("no gap over 2 s in decoded frames while cut (framesDecoded every ~100 ms)", gap <= 2.0,
+                 f"largest {gap:.2f} s at +{at:.1f} s after the cut")
+    loss, lost, received = viewer_page.loss(mid, cut, restored) if mid else (None, None, None)
+    print(f"    while cut: loss {f'{loss:.1%}' if loss is not None else '?'} ({lost} lost, {received} received)")
+    after_restore = room.samples("viewer", camera, restored)
+    up = next((t for t, rid, off, _, _ in after_restore if rid == before and not off), None)
+    report.check(f"restored: viewer, down while cut, is back on {before} within 15 s",
+                 down is not None and up is not None and up - restored <= 15,
+                 ("it never moved down; " if down is None else "") +
+                 (f"{before} at +{up - restored:.1f} s; " if up else "not in 16 s; ") +
+                 describe_layers_over(after_restore, restored))
+    gap, at = viewer_page.frame_gap(mid, restored, time.time() - 1) if mid else (99, 0)
+    print(f"    after the restore: largest decoded-frame gap {gap:.2f} s at +{at:.1f} s")
+
+
+GRID_PUBLISHERS = [("g-high", "high"), ("g-std1", "standard"), ("g-std2", "standard"), ("g-std3", "standard"),
+                   ("g-low1", "low"), ("g-low2", "low")]
+
+
+async def scenario_bwe_grid(report, context):
+    room = await BweRoom(report, context, "interop-bwe-grid").start()
+    # Noisy 320x240 video: each encoder spends its target bitrate (plain
+    # numbered blocks need a few kbit/s, all six fit in 600 kbit/s). The
+    # target is pinned at 200 kbit/s (aiortc's default 500 kbit/s made one
+    # track alone nearly fill the 600 kbit/s link, so not even the high one
+    # could stay on): six need about 1.3 Mbit/s, two fit.
+    import aiortc.codecs.vpx as vpx
+    saved = (vpx.DEFAULT_BITRATE, vpx.MIN_BITRATE, vpx.MAX_BITRATE)
+    vpx.DEFAULT_BITRATE = vpx.MIN_BITRATE = vpx.MAX_BITRATE = 200_000
+
+    async def restore_bitrates():
+        vpx.DEFAULT_BITRATE, vpx.MIN_BITRATE, vpx.MAX_BITRATE = saved
+    context.cleanup.append(restore_bitrates)
+    publishers = [Participant(context.server.url, name, room.room, log=context.log, publish_audio=False,
+                              video_priority=priority, video_noise=True) for name, priority in GRID_PUBLISHERS]
+    context.cleanup.extend(p.close for p in publishers)
+    await join_all(report, publishers)
+    await publish_all(report, publishers)
+    await wait_for_media_path(report, publishers)
+    priority = {p.published["camera"]["sid"]: dict(GRID_PUBLISHERS)[p.identity] for p in publishers}
+    names = {p.published["camera"]["sid"]: p.identity for p in publishers}
+    page = await room.subscriber("grid", {"video": {"mode": "grid"}})
+    await room.connected([page])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and len(page.mids()) < len(publishers):
+        await page.drain()
+        await asyncio.sleep(0.5)
+    report.check("grid decodes all 6 videos before the shaping", len(page.mids()) == len(publishers),
+                 f"{len(page.mids())} inbound videos")
+    remote = await page.browser.evaluate("vroom.remote")
+    mid_of = {info["trackSid"]: mid for mid, info in remote.items() if info.get("kind") == "video"}
+    # Before the shaping the link is wide: every track on (up to 15 s).
+    before = time.time()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if room.stats and room.stats[-1][0] > before and \
+                not any((room.layer("grid", sid, room.stats[-1][1]) or (0, 0, True))[2] for sid in priority):
+            break
+        await asyncio.sleep(0.5)
+    last = room.stats[-1][1] if room.stats else {}
+    report.check("before the shaping (unshaped link) all six are on (/Stats, within 15 s)",
+                 room.stats and room.stats[-1][0] > before and
+                 not any((room.layer("grid", sid, last) or (0, 0, True))[2] for sid in priority),
+                 f"estimate {(last.get('grid') or {}).get('estimate')}; off: "
+                 f"{sorted(names[sid] for sid in priority if (room.layer('grid', sid, last) or (0, 0, True))[2])}")
+    # The offered load: what the server receives of each video.
+    await asyncio.sleep(2)
+    published = {t["track_sid"]: t.get("bitrate_bps") or 0
+                 for p in context.server.get_json(f"/v1/Rooms/{room.room}/Stats").get("participants", [])
+                 for t in p.get("published_tracks", []) if t.get("kind") == "video"}
+    report.check("the six videos together need more than the 600 kbit/s link (/Stats published bitrate_bps)",
+                 sum(published.values()) > 900_000,
+                 f"{sum(published.values()) / 1000:.0f} kbit/s: " +
+                 ", ".join(f"{names.get(sid, sid)} {bps / 1000:.0f}k" for sid, bps in published.items()))
+
+    await asyncio.to_thread(room.shape, page, 600)
+    shaped = time.time()
+    await asyncio.sleep(20)
+    widened_events = await page.browser.event_count()
+    await asyncio.to_thread(room.shaper.change, page.port, 5000)
+    widened = time.time()
+    print(f"    +{time.monotonic() - room.started:.1f}s grid's link widened to 5000 kbit/s")
+    await asyncio.sleep(16)
+    await page.drain()
+
+    def state_at(row, sid):
+        return room.layer("grid", sid, row) or (None, None, None, None)
+
+    print("    per second from the shaping (each track: layer or off; estimate):")
+    order = sorted(priority, key=lambda sid: -PRIORITY_ORDER[priority[sid]])
+    print("      t      estimate " + "".join(f"{names[sid]:>10}" for sid in order))
+    for t, row in room.stats:
+        if t >= shaped - 2:
+            cells = "".join(f"{('off' if state_at(row, sid)[2] else (state_at(row, sid)[0] or 'on')):>10}"
+                            for sid in order)
+            estimate = (row.get("grid") or {}).get("estimate")
+            print(f"      {t - shaped:+6.1f}s {(f'{estimate / 1000:.0f}k' if estimate is not None else 'null'):>8} {cells}")
+
+    shaped_rows = [(t, row) for t, row in room.stats if shaped <= t <= widened]
+    off_rows = [(t, {sid for sid in priority if state_at(row, sid)[2]}) for t, row in shaped_rows]
+    # Only a track that was on just before the shaping counts as switched
+    # off by it (all six off already proves nothing about the link).
+    pre_off = next(({sid for sid in priority if state_at(row, sid)[2]} for t, row in reversed(room.stats)
+                    if t < shaped), set(priority))
+    first_off = next((t for t, off in off_rows if off - pre_off), None)
+    reasons = {state_at(row, sid)[3] for _, row in shaped_rows for sid in priority if state_at(row, sid)[2]}
+    report.check("at 600 kbit/s, tracks are switched off within 15 s, reason network-congestion (/Stats)",
+                 first_off is not None and first_off - shaped <= 15 and reasons == {"network-congestion"},
+                 f"first at +{first_off - shaped:.1f} s, reasons {reasons}" if first_off else
+                 f"none went off (off already before the shaping: {sorted(names[s] for s in pre_off)})")
+    inversions = [(round(t - shaped, 1), names[a], names[b]) for t, off in off_rows for a in off
+                  for b in priority if b not in off and PRIORITY_ORDER[priority[b]] < PRIORITY_ORDER[priority[a]]]
+    report.check("a track is switched off only once every lower-priority one is (low, then standard; high last)",
+                 first_off is not None and not inversions,
+                 f"{len(inversions)} inversion(s) {inversions[:4]}" if inversions else
+                 f"off at the end of the shaped period: {sorted(names[s] for s in off_rows[-1][1])}"
+                 if off_rows else "no sample")
+    high = next(sid for sid, p in priority.items() if p == "high")
+    last_off = off_rows[-1][1] if off_rows else set()
+    report.check("at 600 kbit/s some video still flows, the high-priority track's among it (not all off)",
+                 off_rows and high not in last_off and len(last_off) < len(priority),
+                 f"off {sorted(names[s] for s in last_off)}")
+    # Every switch message since the page joined: a track may have gone off
+    # before the shaping.
+    switches = sorted(await page.browser.messages("trackSwitchedOff") +
+                      await page.browser.messages("trackSwitchedOn"), key=lambda im: im[0])
+    told = {m.get("trackSid"): m.get("reason") for i, m in switches
+            if m["type"] == "trackSwitchedOff" and i < widened_events}
+    switched = {sid for _, off in off_rows for sid in off}
+    report.check("the page is told trackSwitchedOff, reason network-congestion, for each track switched off",
+                 switched and all(told.get(sid) == "network-congestion" for sid in switched),
+                 ", ".join(f"{names.get(sid, sid)}: {reason}" for sid, reason in told.items()) or "no message")
+    frames = page.delta(mid_of.get(high), "frames", widened - 5, widened) if high in mid_of else None
+    report.check("the high-priority video keeps decoding at 600 kbit/s (last 5 s)", frames and frames >= 20,
+                 f"{frames} frames")
+
+    wide = [(t, {sid for sid in priority if state_at(row, sid)[2]}) for t, row in room.stats if t > widened]
+    back = next((t for t, off in wide if not off), None)
+    report.check("widened to 5000 kbit/s: every track is switched on again within 15 s (/Stats)",
+                 back is not None and back - widened <= 15,
+                 f"at +{back - widened:.1f} s" if back else f"still off {sorted(names[s] for s in wide[-1][1])}"
+                 if wide else "no sample")
+    latest = {m.get("trackSid"): m["type"] for _, m in switches}
+    on = {sid for sid, kind in latest.items() if kind == "trackSwitchedOn"}
+    report.check("the page's latest message for each of them is trackSwitchedOn", switched and switched <= on,
+                 f"on {sorted(names.get(s, s) for s in on)}, were off {sorted(names[s] for s in switched)}")
+    decoding = {names[sid]: page.delta(mid, "frames", time.time() - 4, time.time()) for sid, mid in mid_of.items()}
+    report.check("the page decodes all 6 videos again (last 3 s)", all(f and f >= 10 for f in decoding.values()),
+                 f"{decoding}")
+
+
 async def scenario_shape(report, context):
     """The htb bottleneck of scripts/shape.sh (no server): 2 Mbit/s into a
     port shaped to 500 kbit/s arrives at 500 kbit/s, then at 1000 kbit/s
@@ -1129,13 +1753,22 @@ SCENARIOS = {
                    scenario_sim_layers),
     "sim-plain": ("a non-simulcast Chromium publisher still decodes at its size, render dimensions or not",
                   scenario_sim_plain),
+    "bwe-3": ("downlink estimate: Chromium subscribers on 250 kbit/s, 800 kbit/s and unlimited links each get "
+              "the layer their link carries", scenario_bwe_3),
+    "bwe-cut": ("downlink estimate: a link cut to 250 kbit/s mid-call, then restored: down within 3 s, "
+                "up within 15 s", scenario_bwe_cut),
+    "bwe-grid": ("grid mode on a 600 kbit/s link: lowest priority switched off first (network-congestion), "
+                 "back at 5 Mbit/s", scenario_bwe_grid),
 }
 
 # The simulcast scenarios (issue 12) run by name (or as `simulcast`), not by
 # default: scripts/test.sh runs the default set, and they join it once the
 # server does simulcast.
 SIMULCAST_SCENARIOS = ["sim", "sim-switchoff", "sim-layers", "sim-plain"]
-DEFAULT_SCENARIOS = list(SCENARIOS)
+# The downlink estimation scenarios (issue 13): by name or as `bwe`, not in
+# the default set (scripts/test.sh runs them as a stage of their own).
+BWE_SCENARIOS = ["bwe-3", "bwe-cut", "bwe-grid"]
+DEFAULT_SCENARIOS = [name for name in SCENARIOS if name not in BWE_SCENARIOS]
 # The tooling checks, run without a vroom-server.
 SERVERLESS_SCENARIOS = {"self", "shape"}
 
@@ -1160,16 +1793,18 @@ async def run_scenario(name, args, log_dir):
     print(f"\n== {name}: {title}", flush=True)
     report = Report(name)
     context = Context(args, log_dir)
+    # The bwe scenarios wait up to 60 s for Chromium's uplink to carry f first.
+    timeout = 300 if name in BWE_SCENARIOS else SCENARIO_TIMEOUT
     server_log = os.path.join(log_dir, f"vroom-server-{name}.log")
     try:
         if name not in SERVERLESS_SCENARIOS:
             context.server = VroomServer(context.server_binary, log_path=server_log).start()
             print(f"    vroom-server on {context.server.url}, UDP {context.server.rtc_ports} (log {server_log})")
-        await asyncio.wait_for(body(report, context), SCENARIO_TIMEOUT)
+        await asyncio.wait_for(body(report, context), timeout)
     except ScenarioStopped:
         pass
     except asyncio.TimeoutError:
-        report.stopped_at = f"timeout after {SCENARIO_TIMEOUT} s"
+        report.stopped_at = f"timeout after {timeout} s"
         print(f"    STOPPED at {report.stopped_at}")
     except Exception as error:
         report.stopped_at = f"error: {error!r}"
@@ -1190,8 +1825,9 @@ async def run_scenario(name, args, log_dir):
 async def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenarios", nargs="*",
-                        help=f"any of {', '.join(SCENARIOS)}, 'a' (a2 a3) or 'simulcast' "
-                             f"({' '.join(SIMULCAST_SCENARIOS)}) (default: {' '.join(DEFAULT_SCENARIOS)})")
+                        help=f"any of {', '.join(SCENARIOS)}, 'a' (a2 a3), 'simulcast' "
+                             f"({' '.join(SIMULCAST_SCENARIOS)}) or 'bwe' ({' '.join(BWE_SCENARIOS)}) "
+                             f"(default: {' '.join(DEFAULT_SCENARIOS)})")
     parser.add_argument("--server", help="the vroom-server binary (default .build/debug/vroom-server)")
     parser.add_argument("--impair", help="the vroom-impair binary (default .build/debug/vroom-impair)")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
@@ -1203,7 +1839,8 @@ async def main():
     args = parser.parse_args()
     names = []
     for name in args.scenarios or DEFAULT_SCENARIOS:
-        names += ["a2", "a3"] if name == "a" else SIMULCAST_SCENARIOS if name == "simulcast" else [name]
+        names += ["a2", "a3"] if name == "a" else SIMULCAST_SCENARIOS if name == "simulcast" \
+            else BWE_SCENARIOS if name == "bwe" else [name]
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(unknown)}")

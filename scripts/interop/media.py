@@ -100,9 +100,13 @@ class NumberedVideoTrack(VideoStreamTrack):
 
     kind = "video"
 
-    def __init__(self, width=320, height=240):
+    def __init__(self, width=320, height=240, noise=False):
         super().__init__()
         self.width, self.height = width, height
+        # Noise in the black cells makes the encoder spend its whole target
+        # bitrate (the plain blocks cost a few kbit/s): real load for tests
+        # of the downlink allocation. The numbers stay readable.
+        self.noise = np.random.default_rng(1) if noise else None
         self.sent = 0  # frames handed to the encoder (numbers 0 ..< sent)
         self.sent_times = []  # monotonic time of each frame number
 
@@ -110,6 +114,8 @@ class NumberedVideoTrack(VideoStreamTrack):
         pts, time_base = await self.next_timestamp()
         number = self.sent
         luma = number_image(number, self.width, self.height)
+        if self.noise is not None:
+            luma = np.maximum(luma, self.noise.integers(0, 96, luma.shape, dtype=np.uint8))
         chroma = np.full((self.height // 2, self.width), 128, dtype=np.uint8)
         frame = av.VideoFrame.from_ndarray(np.vstack([luma, chroma]), format="yuv420p")
         frame.pts = pts

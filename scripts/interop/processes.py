@@ -23,6 +23,19 @@ def find_binary(name, given=None):
     raise SystemExit(f"no built {name}: run `swift build --product {name}` or pass its path")
 
 
+def stop_process(process):
+    """Terminates `process` (a Popen, or None) if it still runs: SIGTERM,
+    then SIGKILL after 10 s."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class VroomServer:
     """`vroom-server --dev --http-port 0 --rtc-port 0` (127.0.0.1 only), its
     HTTP port read from its log ("http: listening on 127.0.0.1:N") and its
@@ -81,13 +94,7 @@ class VroomServer:
         return json.loads(self.get(path)[1])
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
     def retransmission_count(self):
         """The server's count of retransmitted (NACK-repaired) packets, or None

@@ -114,7 +114,7 @@ class Participant:
 
     def __init__(self, http_url, identity, room, tone=440.0, relay_port=None, log=print,
                  video_size=(320, 240), publish_audio=True, publish_video=True, token=None, amplitude=10000,
-                 read_numbers=True):
+                 read_numbers=True, video_priority=None, video_noise=False):
         self.http_url = http_url.rstrip("/")
         self.identity = identity
         self.room = room
@@ -127,6 +127,8 @@ class Participant:
         self.publish_video = publish_video
         self.token = token or make_token(identity, room)
         self.read_numbers = read_numbers  # False: the video received carries no frame numbers
+        self.video_noise = video_noise  # noisy frames: the encoder spends its whole target bitrate
+        self.video_priority = video_priority  # the camera's `priority` in `tracks` (PROTOCOL.md 7); None: not sent
         self.ws = None
         self.messages = []  # (monotonic time, message) in arrival order
         self._changed = asyncio.Event()
@@ -247,7 +249,7 @@ class Participant:
             self.audio_source = ToneTrack(self.tone, self.amplitude)
             self.pub_transceivers["mic"] = self.pc_pub.addTransceiver(self.audio_source, direction="sendonly")
         if self.publish_video:
-            self.video_source = NumberedVideoTrack(*self.video_size)
+            self.video_source = NumberedVideoTrack(*self.video_size, noise=self.video_noise)
             self.pub_transceivers["camera"] = self.pc_pub.addTransceiver(self.video_source, direction="sendonly")
         return await self.renegotiate_publisher()
 
@@ -257,7 +259,10 @@ class Participant:
         tracks = []
         for name, transceiver in self.pub_transceivers.items():
             if transceiver.direction in ("sendonly", "sendrecv"):
-                tracks.append({"mid": transceiver.mid, "name": name, "kind": transceiver.kind})
+                entry = {"mid": transceiver.mid, "name": name, "kind": transceiver.kind}
+                if transceiver.kind == "video" and self.video_priority:
+                    entry["priority"] = self.video_priority
+                tracks.append(entry)
         try:
             answer = await self.request(
                 {"type": "publish", "sdp": self.pc_pub.localDescription.sdp, "tracks": tracks}, ["publishAnswer"])

@@ -11,10 +11,18 @@
 // `publisherLayers` pauses the encodings nobody needs. A server that does
 // not do simulcast (no `a=simulcast` in its answer) gets one full-size
 // stream, and errors to these requests are noted, not shown.
+//
+// For tests (scripts/interop, the `bwe` group): `?publish=0` joins without
+// camera or microphone and publishes nothing (a subscriber only);
+// `?bandwidthProfile=<JSON>` is sent as the join's bandwidthProfile;
+// `?contentPreferences=0` sends no render dimensions (no layer cap).
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
 const rtcConfig = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
 const simulcast = params.get("simulcast") !== "0";
+const publishMedia = params.get("publish") !== "0";
+const sendsContentPreferences = params.get("contentPreferences") !== "0";
+const bandwidthProfile = params.get("bandwidthProfile") ? JSON.parse(params.get("bandwidthProfile")) : null;
 // Simulcast layers, lowest first (the order of a=simulcast): rid and how much
 // smaller than the capture. Chromium sends all three only from a capture of
 // about 1280x720 or more (INTEROP.md).
@@ -90,7 +98,7 @@ async function join() {
   if (!token) return status("A token is needed (?token=... or paste one).");
   $("join").disabled = true;
   status("Starting camera and microphone...");
-  try {
+  if (publishMedia) try {
     const video = simulcast ? { width: 1280, height: 720 } : { width: 640, height: 480 };
     vroom.localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video });
     $("local").srcObject = vroom.localStream;
@@ -105,14 +113,17 @@ async function join() {
   ws.onclose = () => { status("Disconnected."); cleanUp(); };
   ws.onopen = async () => {
     try {
-      const joined = await request(Object.assign({ type: "join", name: "browser" }, room ? { room } : {}));
+      const joined = await request(Object.assign({ type: "join", name: "browser" }, room ? { room } : {},
+                                                 bandwidthProfile ? { bandwidthProfile } : {}));
       vroom.joined = true;
       vroom.participantSid = joined.participant.sid;
       vroom.room = joined.room;
       vroom.identities[joined.participant.sid] = joined.participant.identity;
       for (const p of joined.participants || []) vroom.identities[p.sid] = p.identity;
       status(`Joined ${joined.room.name} as ${joined.participant.identity}.`);
-      $("leave").disabled = $("mic").disabled = $("camera").disabled = false;
+      $("leave").disabled = false;
+      if (!publishMedia) return;
+      $("mic").disabled = $("camera").disabled = false;
       await publish();
     } catch (error) {
       fail("join", error);
@@ -326,7 +337,7 @@ function sendContentPreferences(video) {
   contentPreferenceTimers.delete(video);
   const tile = video.closest("[data-mid]");
   const info = tile && vroom.remote[tile.dataset.mid];
-  if (!info || info.kind !== "video" || !vroom.joined) return;
+  if (!info || info.kind !== "video" || !vroom.joined || !sendsContentPreferences) return;
   const scale = window.devicePixelRatio || 1;
   const width = Math.round(video.clientWidth * scale);
   const height = Math.round(video.clientHeight * scale);
