@@ -29,17 +29,41 @@ final class RemoteAudioReceiver {
     /// The last analysis: after how many frames, over a full window or not.
     private var analyzed: (frames: Int, fullWindow: Bool, frequency: Double?)?
 
-    /// The strongest frequency of the last second heard, in Hz. The
-    /// analysis (tens of ms on a loaded core, on the room's event loop)
-    /// runs again only when the last one saw less than a full second or
-    /// 50 frames (1 s) have come since, not on every `Room.statistics()`
-    /// call: tests and load testers poll statistics.
-    func frequency() -> Double? {
+    /// What `Room.statistics()` reports as this track's frequency: the last
+    /// analysis while it holds (it saw a full second and fewer than 50
+    /// frames, 1 s, came since), else the samples to analyse. The analysis
+    /// (50-120 ms on a loaded core in a debug build) runs off the room's
+    /// event loop, which also stamps the arrival of every packet for the
+    /// server's transport-cc: run there, each stall made the server see a
+    /// 100 ms queue once a second (issue 13's load test).
+    func frequencyReading() -> FrequencyReading {
         if let analyzed, analyzed.fullWindow, framesDecoded - analyzed.frames < 50 {
-            return analyzed.frequency
+            return .analyzed(analyzed.frequency)
         }
-        let frequency = AudioAnalysis.dominantFrequency(Array(recent.suffix(Self.window)))
-        analyzed = (framesDecoded, recent.count >= Self.window, frequency)
-        return frequency
+        return .pending(FrequencyAnalysis(
+            samples: Array(recent.suffix(Self.window)), frames: framesDecoded, fullWindow: recent.count >= Self.window))
     }
+
+    /// Keeps the result of an analysis `frequencyReading` asked for.
+    func store(_ frequency: Double?, of analysis: FrequencyAnalysis) {
+        if let analyzed, analyzed.frames > analysis.frames { return }
+        analyzed = (analysis.frames, analysis.fullWindow, frequency)
+    }
+}
+
+/// A track's frequency for the statistics: known, or still to analyse.
+enum FrequencyReading: Sendable {
+    case analyzed(Double?)
+    case pending(FrequencyAnalysis)
+}
+
+/// The last second of a track's decoded audio, to analyse off the event loop.
+struct FrequencyAnalysis: Sendable {
+    let samples: [Int16]
+    /// Frames decoded when the samples were taken.
+    let frames: Int
+    let fullWindow: Bool
+
+    /// The strongest frequency in Hz (`AudioAnalysis.dominantFrequency`).
+    func run() -> Double? { AudioAnalysis.dominantFrequency(samples) }
 }

@@ -18,6 +18,9 @@ final class RemoteVideoReceiver {
     private(set) var firstFrameNumber: UInt32?
     private(set) var lastFrameNumber: UInt32?
     private(set) var latencies: [Double] = []
+    /// Freezes of the frames shown: decoded ones, or assembled ones when
+    /// this receiver does not decode.
+    private(set) var freezes = FreezeDetector()
     /// Each size the decoded frames took, in order (the first frame's
     /// size, then every layer switch the server made).
     private(set) var sizeChanges: [DecodedSizeChange] = []
@@ -32,7 +35,10 @@ final class RemoteVideoReceiver {
     }
 
     func receive(_ frame: RemoteVideoFrame) -> Outcome {
-        guard decodes else { return .skipped }
+        guard decodes else {
+            freezes.frame(at: .now)
+            return .skipped
+        }
         if frame.followsLoss { waitingForKeyframe = true }
         if waitingForKeyframe && !frame.isKeyframe { return .needsKeyframe }
         do {
@@ -40,6 +46,7 @@ final class RemoteVideoReceiver {
             guard let decoded = try decoder?.decode(frame.data) else { return .skipped }
             waitingForKeyframe = false
             framesDecoded += 1
+            freezes.frame(at: .now)
             let size = VideoDimensions(width: decoded.width, height: decoded.height)
             if sizeChanges.last?.dimensions != size, sizeChanges.count < Self.sizeChangeCapacity {
                 sizeChanges.append(DecodedSizeChange(dimensions: size, time: .now))

@@ -141,10 +141,6 @@ final class RoomCore: @unchecked Sendable, SystemNotificationObserver {
         return id
     }
 
-    func statistics() async -> RoomStatistics {
-        (try? await eventLoop.submit { self.collectStatistics() }.get()) ?? RoomStatistics(localTracks: [], remoteTracks: [])
-    }
-
     func localTracksChanged() {
         eventLoop.execute {
             if let participant = self.shared.withLock({ $0.localParticipant }) {

@@ -4,11 +4,19 @@ public struct RoomStatistics: Sendable {
     public var remoteTracks: [RemoteTrackStatistics]
     /// Round-trip time to the server on the media path, when measured.
     public var roundTripTimeMilliseconds: Double?
+    /// Transport-cc feedback packets sent to the server on the subscriber
+    /// connection (every 50 ms while media arrives): what the server's
+    /// downlink estimate for this client is built on.
+    public var transportFeedbackSent: Int
 
-    public init(localTracks: [LocalTrackStatistics], remoteTracks: [RemoteTrackStatistics], roundTripTimeMilliseconds: Double? = nil) {
+    public init(
+        localTracks: [LocalTrackStatistics], remoteTracks: [RemoteTrackStatistics], roundTripTimeMilliseconds: Double? = nil,
+        transportFeedbackSent: Int = 0
+    ) {
         self.localTracks = localTracks
         self.remoteTracks = remoteTracks
         self.roundTripTimeMilliseconds = roundTripTimeMilliseconds
+        self.transportFeedbackSent = transportFeedbackSent
     }
 
     public func remoteTrack(sid: String) -> RemoteTrackStatistics? {
@@ -63,4 +71,9 @@ public struct RemoteTrackStatistics: Sendable {
     public var audioFrequency: Double?
     public var nacksSent: Int
     public var keyframeRequestsSent: Int
+    /// Video: gaps between shown frames (decoded, or assembled when the
+    /// room does not decode video) of at least max(3 x the mean gap, mean +
+    /// 150 ms), WebRTC's `freezeCount`; and their total length.
+    public var freezeCount: Int = 0
+    public var totalFreezesDurationMilliseconds: Double = 0
 }

@@ -50,10 +50,23 @@ final class MediaEngine: @unchecked Sendable {
     private var subscriberVersion: UInt64 = 1
     private var subscribeOffer: ServerDescription?
     private var receivers: [SSRC: RemoteTrackReceiver] = [:]
+    /// RTX SSRC -> media SSRC of the receivers with RTX (`indexRTXStreams`).
+    private var rtxStreams: [SSRC: SSRC] = [:]
     private var remoteTracksByMID: [String: RemoteMediaTrack] = [:]
     private var remoteAudioPaused = false
     /// The SSRC our RRs, NACKs and PLIs on the subscriber connection are sent from.
     private let receiverSSRC: SSRC
+    /// Transport-wide congestion control on the subscriber connection
+    /// (PROTOCOL.md 7): the offer's transport-cc extension ID, the arrival
+    /// of each sequence number the server stamped, and when feedback is
+    /// next due. The server's downlink estimate is built on this feedback.
+    private var transportCCExtensionID: UInt8?
+    let transportCC = TransportCCRecorder()  // internal: tests read its feedback
+    private var nextTransportFeedback: MediaTime
+    /// The SSRC of the newest media packet, named in the feedback as
+    /// libwebrtc does (the feedback is about the whole transport).
+    private var lastMediaSSRC = SSRC(0)
+    private var transportFeedbackSent = 0
 
     private var housekeeping: RepeatedTask?
     private var lastReports: MediaTime
@@ -62,6 +75,11 @@ final class MediaEngine: @unchecked Sendable {
     /// (freed in deinit), used only on the event loop, and the writers
     /// check its size (`.bufferTooSmall`).
     private let packetBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
+    /// Where a tick's RTCP to the server is batched (`RTCPBatch`): apart
+    /// from `packetBuffer` because the tick hands frames to `onEvent`,
+    /// whose handler may send a PLI (`requestKeyframe`) meanwhile.
+    /// Sound in the same way as `packetBuffer`.
+    private let rtcpBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: RTCPBatch.maximumCompoundSize, alignment: 16)
 
     /// RTP packets at most this big (header + payload) so the SRTP packet
     /// (plus a 16-byte tag) fits a 1200-byte datagram (PeerTransport's MTU).
@@ -72,6 +90,11 @@ final class MediaEngine: @unchecked Sendable {
     static let maximumHeaderSize = 28
     /// Interval of sender and receiver reports (RFC 3550 6.2 for a few streams: ~1 s).
     static let reportInterval: UInt64 = 1_000_000_000
+    /// Transport-cc feedback every 50 ms, Chrome's shortest interval (it
+    /// sends every 50-100 ms): at 2.5 Mbit/s that is ~12 packets a feedback,
+    /// and the sender's delay trend sees a change within a few of them.
+    /// The 20 ms housekeeping tick sends it on alternate 40 and 60 ms.
+    static let transportFeedbackInterval: UInt64 = 50_000_000
     /// At most one keyframe request per remote track in this long.
     static let keyframeRequestInterval: UInt64 = 300_000_000
     /// RFC 6464's V bit: voice when the level is above -50 dBov.
@@ -103,6 +126,7 @@ final class MediaEngine: @unchecked Sendable {
         subscriber = EnginePeerConnection(
             role: .subscriber, eventLoop: eventLoop, certificate: certificate, configuration: configuration)
         lastReports = EngineClock.now()
+        nextTransportFeedback = lastReports
         publisher.onRTCP = { [unowned self] buffer, length in
             self.handlePublisherRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
         }
@@ -135,6 +159,7 @@ final class MediaEngine: @unchecked Sendable {
 
     deinit {
         packetBuffer.deallocate()
+        rtcpBuffer.deallocate()
     }
 
     // MARK: Publisher: negotiation
@@ -434,19 +459,26 @@ final class MediaEngine: @unchecked Sendable {
         }
         let target = try offer.target(bindHost: configuration.bindHost, override: configuration.serverAddressOverride)
         subscribeOffer = offer
+        // One ID for the whole BUNDLE transport (RFC 8843 9.1): any
+        // m-line's, as long as one offers the feedback too.
+        transportCCExtensionID = offer.media.first { media in
+            guard media.extensions.transportCC != nil, let pt = media.payloadType else { return false }
+            return media.description.rtcpFeedback(for: pt).contains { $0.type == "transport-cc" }
+        }?.extensions.transportCC
         remoteTracksByMID = Dictionary(tracks.map { ($0.mid, $0) }, uniquingKeysWith: { $1 })
         // Receivers: by the offer's a=ssrc for every sending m-line with a track.
         var kept: [SSRC: RemoteTrackReceiver] = [:]
         for media in offer.media where media.direction.sends {
             guard let track = remoteTracksByMID[media.mid], let ssrc = media.ssrc else { continue }
-            if var existing = receivers[ssrc], existing.track.trackSid == track.trackSid {
-                existing.payloadType = media.payloadType
-                kept[ssrc] = existing
-            } else {
-                kept[ssrc] = RemoteTrackReceiver(track: track, ssrc: ssrc, payloadType: media.payloadType)
-            }
+            var receiver = receivers[ssrc].flatMap { $0.track.trackSid == track.trackSid ? $0 : nil }
+                ?? RemoteTrackReceiver(track: track, ssrc: ssrc, payloadType: media.payloadType)
+            receiver.payloadType = media.payloadType
+            receiver.rtxPayloadType = media.rtxPayloadType
+            receiver.rtxSSRC = media.rtxPayloadType == nil ? nil : media.rtxSSRC ?? receiver.rtxSSRC
+            kept[ssrc] = receiver
         }
         receivers = kept
+        indexRTXStreams()
         let writer = SubscribeAnswerWriter(
             ice: subscriberICE, fingerprint: certificate.fingerprint, sessionID: sessionID, sessionVersion: subscriberVersion)
         subscriberVersion += 1
@@ -459,8 +491,13 @@ final class MediaEngine: @unchecked Sendable {
     /// most once per 300 ms.
     func requestKeyframe(trackSid: String) {
         eventLoop.preconditionInEventLoop()
-        guard let ssrc = receivers.first(where: { $0.value.track.trackSid == trackSid })?.key else { return }
-        sendKeyframeRequest(ssrc: ssrc, now: EngineClock.now())
+        guard let ssrc = receivers.first(where: { $0.value.track.trackSid == trackSid })?.key,
+            let pli = keyframeRequest(ssrc: ssrc, now: EngineClock.now())
+        else { return }
+        // At once, not at the next tick: behind an empty RR (RFC 4585 3.1).
+        var rtcp = RTCPBatch(buffer: packetBuffer, reporter: receiverSSRC) { [subscriber] in subscriber.sendRTCP($0) }
+        rtcp.append(pli)
+        rtcp.flush()
     }
 
     /// Paused: remote audio packets are counted but not emitted.
@@ -471,41 +508,88 @@ final class MediaEngine: @unchecked Sendable {
 
     // MARK: Subscriber: media in
 
-    private func handleSubscriberRTP(_ bytes: UnsafeRawBufferPointer) {
+    /// A decrypted RTP packet on the subscriber connection. Internal, not
+    /// private, so tests can hand it packets without a network.
+    func handleSubscriberRTP(_ bytes: UnsafeRawBufferPointer) {
         guard let view = try? RTPPacketView(validating: bytes) else {
             droppedPackets += 1
             return
         }
         let ssrc = view.ssrc
-        if receivers[ssrc] == nil, !learnReceiver(view) {
+        let now = EngineClock.now()
+        // Every packet counts for the server's estimate, whatever becomes of
+        // it here: RTX probes exist only for this.
+        if let id = transportCCExtensionID, let value = view.extensionValue(id: id), value.count == 2 {
+            transportCC.record(UInt16(value[0]) << 8 | UInt16(value[1]), at: now)
+            lastMediaSSRC = ssrc
+        }
+        if receivers[ssrc] == nil, rtxStreams[ssrc] == nil, !learnStream(view) {
             droppedPackets += 1
             return
         }
-        let now = EngineClock.now()
-        guard var receiver = receivers[ssrc], receiver.payloadType == nil || receiver.payloadType == view.payloadType
+        if let mediaSSRC = rtxStreams[ssrc] {
+            receiveRTX(view, mediaSSRC: mediaSSRC, now: now)
+            return
+        }
+        guard let receiver = receivers[ssrc], receiver.payloadType == nil || receiver.payloadType == view.payloadType
         else {
             droppedPackets += 1
             return
         }
+        let level = receiver.track.kind == .audio
+            ? receiver.audioLevelID(in: subscribeOffer).flatMap { view.extensionValue(id: $0)?.first } : nil
+        deliver(
+            ssrc: ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
+            payload: view.payload, audioLevel: level, retransmitted: false, now: now)
+    }
+
+    /// An RTX packet (RFC 4588) of the video stream `mediaSSRC`: a probe is
+    /// dropped (transport-cc has it already), a repair goes on as the
+    /// original packet: its SSRC and payload type, the OSN as sequence
+    /// number, the payload after the OSN (RFC 4588 section 4).
+    private func receiveRTX(_ view: RTPPacketView, mediaSSRC: SSRC, now: MediaTime) {
+        guard let receiver = receivers[mediaSSRC], receiver.rtxPayloadType == view.payloadType else {
+            droppedPackets += 1
+            return
+        }
+        switch RTXPayload(view.payload) {
+        case .probe:
+            receivers[mediaSSRC]?.statistics.paddingPacketsReceived += 1
+        case .malformed:
+            droppedPackets += 1
+        case .repair(let originalSequenceNumber):
+            receivers[mediaSSRC]?.statistics.retransmissionsReceived += 1
+            deliver(
+                ssrc: mediaSSRC, sequenceNumber: originalSequenceNumber, timestamp: view.timestamp, marker: view.marker,
+                payload: UnsafeRawBufferPointer(rebasing: view.payload.dropFirst(RTXPayload.headerSize)), audioLevel: nil,
+                retransmitted: true, now: now)
+        }
+    }
+
+    /// A media packet of the stream `ssrc`, first sent or repaired: into
+    /// the statistics, then out as an audio frame or into the VP8 assembler.
+    private func deliver(
+        ssrc: SSRC, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
+        audioLevel: UInt8?, retransmitted: Bool, now: MediaTime
+    ) {
+        guard var receiver = receivers[ssrc] else { return }
         receiver.reception.record(
-            extendedSequence: receiver.unwrapper.unwrap(view.sequenceNumber), timestamp: view.timestamp,
-            arrival: now.nanoseconds, retransmitted: false)
+            extendedSequence: receiver.unwrapper.unwrap(sequenceNumber), timestamp: timestamp,
+            arrival: now.nanoseconds, retransmitted: retransmitted)
         receiver.statistics.packetsReceived += 1
-        receiver.statistics.bytesReceived += view.payload.count
+        receiver.statistics.bytesReceived += payload.count
         let trackSid = receiver.track.trackSid
         switch receiver.track.kind {
         case .audio:
             receiver.statistics.framesReceived += 1
             receivers[ssrc] = receiver
             guard !remoteAudioPaused else { return }
-            let level = receiver.audioLevelID(in: subscribeOffer).flatMap { view.extensionValue(id: $0)?.first }
             onEvent(.remoteAudioFrame(
                 trackSid: trackSid,
-                RemoteAudioFrame(data: Array(view.payload), rtpTimestamp: view.timestamp, arrival: now, audioLevel: level.map { $0 & 0x7F })))
+                RemoteAudioFrame(data: Array(payload), rtpTimestamp: timestamp, arrival: now, audioLevel: audioLevel.map { $0 & 0x7F })))
         case .video:
             let frames = receiver.assembler.insert(
-                sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
-                payload: view.payload, now: now)
+                sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, payload: payload, now: now)
             receiver.statistics.framesReceived += frames.count
             receivers[ssrc] = receiver
             for frame in frames { onEvent(.remoteVideoFrame(trackSid: trackSid, frame)) }
@@ -513,18 +597,39 @@ final class MediaEngine: @unchecked Sendable {
     }
 
     /// An SSRC the offer did not list: find its track by the mid extension.
-    private func learnReceiver(_ view: RTPPacketView) -> Bool {
+    /// With the m-line's RTX payload type it is that track's RTX stream
+    /// (once its media stream is known), else the track's new media stream.
+    private func learnStream(_ view: RTPPacketView) -> Bool {
         guard let offer = subscribeOffer else { return false }
         for media in offer.media {
             guard let id = media.extensions.mid, let value = view.extensionValue(id: id),
                 let mid = String(validating: value, as: UTF8.self), let track = remoteTracksByMID[mid],
                 let described = offer.media.first(where: { $0.mid == mid }), described.direction.sends
             else { continue }
+            if let rtx = described.rtxPayloadType, rtx == view.payloadType {
+                guard let mediaSSRC = receivers.first(where: { $0.value.track.trackSid == track.trackSid })?.key else {
+                    return false
+                }
+                receivers[mediaSSRC]?.rtxSSRC = view.ssrc
+                indexRTXStreams()
+                return true
+            }
             receivers = receivers.filter { $0.value.track.trackSid != track.trackSid }
-            receivers[view.ssrc] = RemoteTrackReceiver(track: track, ssrc: view.ssrc, payloadType: described.payloadType)
+            var receiver = RemoteTrackReceiver(track: track, ssrc: view.ssrc, payloadType: described.payloadType)
+            receiver.rtxPayloadType = described.rtxPayloadType
+            receivers[view.ssrc] = receiver
+            indexRTXStreams()
             return true
         }
         return false
+    }
+
+    /// Rebuilds `rtxStreams` from the receivers.
+    private func indexRTXStreams() {
+        rtxStreams = [:]
+        for (ssrc, receiver) in receivers {
+            if let rtx = receiver.rtxSSRC, receivers[rtx] == nil { rtxStreams[rtx] = ssrc }
+        }
     }
 
     private func handleSubscriberRTCP(_ bytes: UnsafeRawBufferPointer) {
@@ -547,20 +652,41 @@ final class MediaEngine: @unchecked Sendable {
 
     // MARK: Timers
 
+    /// Every 20 ms: the publisher's SRs when due; on the subscriber
+    /// connection one batch of what is due (RRs, NACKs, PLIs, transport-cc
+    /// feedback), reports first.
     private func tick() {
         guard !isClosed else { return }
         let now = EngineClock.now()
-        repairRemoteVideo(now: now)
+        var rtcp = RTCPBatch(buffer: rtcpBuffer, reporter: receiverSSRC) { [subscriber] in subscriber.sendRTCP($0) }
         if now.nanoseconds(since: lastReports) >= Self.reportInterval {
             lastReports = now
             sendSenderReports(now: now)
-            sendReceiverReports(now: now)
+            appendReceiverReports(now: now, to: &rtcp)
+        }
+        repairRemoteVideo(now: now, rtcp: &rtcp)
+        appendTransportFeedback(now: now, to: &rtcp)
+        rtcp.flush()
+    }
+
+    /// The arrivals not yet reported, when feedback is due (500 packets a
+    /// feedback, four at most: more than 50 ms of anything the server sends).
+    private func appendTransportFeedback(now: MediaTime, to rtcp: inout RTCPBatch) {
+        guard now >= nextTransportFeedback else { return }
+        nextTransportFeedback = nextTransportFeedback.adding(nanoseconds: Self.transportFeedbackInterval)
+        if nextTransportFeedback <= now { nextTransportFeedback = now.adding(nanoseconds: Self.transportFeedbackInterval) }
+        guard subscriber.isConnected else { return }
+        var rounds = 0
+        while rounds < 4, let feedback = transportCC.nextFeedback(senderSSRC: receiverSSRC, mediaSSRC: lastMediaSSRC) {
+            rounds += 1
+            rtcp.append(feedback)
+            transportFeedbackSent += 1
         }
     }
 
     /// Per remote video track: frames a stall released, NACKs due, and a
     /// keyframe request when a frame was given up.
-    private func repairRemoteVideo(now: MediaTime) {
+    private func repairRemoteVideo(now: MediaTime, rtcp: inout RTCPBatch) {
         for ssrc in receivers.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard var receiver = receivers[ssrc], receiver.track.kind == .video else { continue }
             let frames = receiver.assembler.poll(now: now)
@@ -571,33 +697,21 @@ final class MediaEngine: @unchecked Sendable {
             receiver.handledSkips = receiver.assembler.skips
             receivers[ssrc] = receiver
             if !due.isEmpty {
-                sendFeedback(GenericNACK(senderSSRC: receiverSSRC, mediaSSRC: ssrc, lostSequenceNumbers: due))
+                rtcp.append(GenericNACK(senderSSRC: receiverSSRC, mediaSSRC: ssrc, lostSequenceNumbers: due))
             }
             for frame in frames { onEvent(.remoteVideoFrame(trackSid: receiver.track.trackSid, frame)) }
-            if skipped { sendKeyframeRequest(ssrc: ssrc, now: now) }
+            if skipped, let pli = keyframeRequest(ssrc: ssrc, now: now) { rtcp.append(pli) }
         }
     }
 
-    private func sendKeyframeRequest(ssrc: SSRC, now: MediaTime) {
-        guard var receiver = receivers[ssrc], receiver.track.kind == .video else { return }
-        if let last = receiver.lastKeyframeRequest, now.nanoseconds(since: last) < Self.keyframeRequestInterval { return }
+    /// A PLI for a remote video track unless one went out in the last 300 ms.
+    private func keyframeRequest(ssrc: SSRC, now: MediaTime) -> PictureLossIndication? {
+        guard var receiver = receivers[ssrc], receiver.track.kind == .video else { return nil }
+        if let last = receiver.lastKeyframeRequest, now.nanoseconds(since: last) < Self.keyframeRequestInterval { return nil }
         receiver.lastKeyframeRequest = now
         receiver.statistics.keyframeRequestsSent += 1
         receivers[ssrc] = receiver
-        sendFeedback(PictureLossIndication(senderSSRC: receiverSSRC, mediaSSRC: ssrc))
-    }
-
-    /// A feedback message behind an empty RR (RFC 4585 3.1: compound RTCP
-    /// starts with a report; the subscriber offer has no rtcp-rsize).
-    private func sendFeedback(_ packet: some RTCPPacketWriter) {
-        var writer = RTCPCompoundWriter(buffer: packetBuffer)
-        do {
-            try writer.append(ReceiverReport(ssrc: receiverSSRC))
-            try writer.append(packet)
-        } catch {
-            return
-        }
-        subscriber.sendRTCP(writer.written)
+        return PictureLossIndication(senderSSRC: receiverSSRC, mediaSSRC: ssrc)
     }
 
     private func sendSenderReports(now: MediaTime) {
@@ -621,7 +735,7 @@ final class MediaEngine: @unchecked Sendable {
         publisher.sendRTCP(writer.written)
     }
 
-    private func sendReceiverReports(now: MediaTime) {
+    private func appendReceiverReports(now: MediaTime, to rtcp: inout RTCPBatch) {
         guard subscriber.isConnected, !receivers.isEmpty else { return }
         var blocks: [ReceptionReport] = []
         for ssrc in receivers.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
@@ -631,14 +745,13 @@ final class MediaEngine: @unchecked Sendable {
             receivers[ssrc] = receiver
             blocks.append(block)
         }
-        var writer = RTCPCompoundWriter(buffer: packetBuffer)
-        // 31 blocks per RR (5-bit RC); more remote tracks than that wait a round.
+        // 31 blocks per RR (5-bit RC); a batch that fills goes out and the
+        // next RR starts the next compound.
         for chunk in stride(from: 0, to: max(blocks.count, 1), by: 31) {
             let slice = Array(blocks[min(chunk, blocks.count)..<min(chunk + 31, blocks.count)])
-            guard (try? writer.append(ReceiverReport(ssrc: receiverSSRC, reports: slice))) != nil else { break }
+            rtcp.append(ReceiverReport(ssrc: receiverSSRC, reports: slice))
         }
-        try? writer.append(SourceDescription(source: receiverSSRC, cname: cname))
-        subscriber.sendRTCP(writer.written)
+        rtcp.append(SourceDescription(source: receiverSSRC, cname: cname))
     }
 
     // MARK: Statistics, closing
@@ -669,7 +782,8 @@ final class MediaEngine: @unchecked Sendable {
         return MediaEngineStatistics(
             publisherState: publisher.state, subscriberState: subscriber.state, localTracks: local,
             remoteTracks: remote, roundTripTime: roundTripTime,
-            droppedDatagrams: droppedPackets + publisher.droppedDatagrams + subscriber.droppedDatagrams)
+            droppedDatagrams: droppedPackets + publisher.droppedDatagrams + subscriber.droppedDatagrams,
+            transportFeedbackSent: transportFeedbackSent)
     }
 
     /// The UDP port of a connection's socket, once bound.

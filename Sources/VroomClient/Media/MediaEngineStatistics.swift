@@ -16,8 +16,14 @@ struct MediaEngineStatistics: Sendable {
         var trackSid: String
         var kind: TrackKind
         var ssrc: UInt32
+        /// Media packets, repairs that came on RTX included (RTX probes not).
         var packetsReceived: Int = 0
         var bytesReceived: Int = 0
+        /// Repairs that came on the RTX stream (RFC 4588).
+        var retransmissionsReceived: Int = 0
+        /// Padding-only RTX packets: the server's bandwidth probes, counted
+        /// by transport-cc and dropped.
+        var paddingPacketsReceived: Int = 0
         /// RFC 3550 A.3: expected minus received, cumulative (repairs count as received).
         var packetsLost: Int = 0
         /// RFC 3550 A.8 interarrival jitter in milliseconds.
@@ -35,4 +41,6 @@ struct MediaEngineStatistics: Sendable {
     var roundTripTime: Duration?
     /// Datagrams dropped as malformed, unauthenticated, replayed or unknown.
     var droppedDatagrams: Int
+    /// Transport-cc feedback packets sent on the subscriber connection.
+    var transportFeedbackSent: Int = 0
 }

@@ -8,6 +8,10 @@ struct RemoteTrackReceiver {
     var track: RemoteMediaTrack
     var ssrc: SSRC
     var payloadType: UInt8?
+    /// The offer's RTX (RFC 4588) payload type and SSRC for this video
+    /// track, nil without RTX; a learned RTX SSRC replaces the offered one.
+    var rtxPayloadType: UInt8?
+    var rtxSSRC: SSRC?
     var unwrapper = SequenceNumberUnwrapper()
     var reception: ReceptionStatistics
     var assembler = VP8FrameAssembler()

@@ -4,8 +4,8 @@ import WebRTC
 
 /// What the client reads from a server description (publish answer or
 /// subscriber offer): the transport of the BUNDLE-tagged m-line and, per
-/// m-line, its mid, kind, direction, codec payload type, SSRC and
-/// extension IDs.
+/// m-line, its mid, kind, direction, codec payload type, SSRC, RTX
+/// payload type and SSRC, and extension IDs.
 struct ServerDescription {
     struct Media {
         var mid: String
@@ -16,6 +16,10 @@ struct ServerDescription {
         var payloadType: UInt8?
         /// The media SSRC (first of an FID group, else the first a=ssrc).
         var ssrc: SSRC?
+        /// The RTX (RFC 4588) payload type whose `apt=` is `payloadType`
+        /// (video only), and the RTX SSRC: the second of the FID group.
+        var rtxPayloadType: UInt8?
+        var rtxSSRC: SSRC?
         var extensions: NegotiatedHeaderExtensions
         var description: MediaDescription
     }
@@ -63,10 +67,18 @@ struct ServerDescription {
             }
             let fid = description.ssrcGroups.first { $0.semantics == "FID" }
             let ssrc = (fid?.ssrcs.first ?? description.ssrcs.first?.ssrc).map(SSRC.init(rawValue:))
+            let rtxPayloadType = kind == .video ? payloadType.flatMap { pt in
+                description.formats.compactMap { UInt8($0) }.first { rtx in
+                    guard let map = description.rtpmap(for: rtx), map.isEncoding("rtx"), map.clockRate == 90000 else { return false }
+                    return description.fmtp(for: rtx)?["apt"] == String(pt)
+                }
+            } : nil
+            let rtxSSRC = fid.flatMap { $0.ssrcs.count == 2 ? SSRC(rawValue: $0.ssrcs[1]) : nil }
             func id(_ uri: String) -> UInt8? { description.extmapID(for: uri).flatMap { UInt8(exactly: $0) } }
             return Media(
                 mid: description.mid ?? "", kind: kind, direction: description.direction(in: sdp),
                 isRejected: description.isRejected, payloadType: payloadType, ssrc: ssrc,
+                rtxPayloadType: rtxPayloadType, rtxSSRC: rtxPayloadType == nil ? nil : rtxSSRC,
                 extensions: NegotiatedHeaderExtensions(
                     mid: id(SDPExtmap.midURI), audioLevel: id(SDPExtmap.audioLevelURI),
                     absSendTime: id(SDPExtmap.absSendTimeURI), transportCC: id(SDPExtmap.transportCCURI),

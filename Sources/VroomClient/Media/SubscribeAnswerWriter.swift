@@ -4,10 +4,12 @@ import WebRTC
 /// Writes the answer to a server subscriber offer (PROTOCOL.md 3.4, 5):
 /// every offered m-line kept in order, in one BUNDLE group; `a=setup:active`
 /// (the client is the DTLS client, the server offers actpass); per
-/// m-line the offered codec's payload type only (RTX declined: the server
-/// then repairs on the media SSRC), its offered rtcp-fb and fmtp, the
-/// offered extmaps with their IDs, and `recvonly` for a sendonly m-line,
-/// `inactive` for an inactive one.
+/// m-line the offered codec's payload type, its offered rtcp-fb and fmtp,
+/// and for video the offered RTX payload type (RFC 4588, `apt=` the codec)
+/// as browsers accept it: the server then repairs on the RTX SSRC and
+/// probes our downlink with padding there (without RTX it cannot probe,
+/// and our estimate stays where it starts); the offered extmaps with their
+/// IDs, and `recvonly` for a sendonly m-line, `inactive` for an inactive one.
 struct SubscribeAnswerWriter {
     var ice: ICECredentials
     var fingerprint: String
@@ -45,6 +47,11 @@ struct SubscribeAnswerWriter {
             if let rtpmap = source.rtpmap(for: pt) { attributes.append(.rtpmap(rtpmap)) }
             attributes += source.rtcpFeedback(for: pt).map(SDPAttribute.rtcpFeedback)
             if let fmtp = source.fmtp(for: pt) { attributes.append(.fmtp(fmtp)) }
+            if let rtx = offered.rtxPayloadType, let rtpmap = source.rtpmap(for: rtx), let fmtp = source.fmtp(for: rtx) {
+                formats.append(String(rtx))
+                attributes.append(.rtpmap(rtpmap))
+                attributes.append(.fmtp(fmtp))
+            }
         }
         return MediaDescription(
             kind: source.kind, port: 9, formats: formats, connection: SDPConnection(address: "0.0.0.0"),

@@ -55,7 +55,8 @@ extension ClientProcessTests {
 
     /// 5% loss each way between the clients and the server: the server's
     /// NACKs get A's lost packets resent from A's history, B's NACKs get
-    /// the SFU to resend from its cache, and every frame arrives intact.
+    /// the SFU to resend from its cache (on B's RTX stream), and every
+    /// frame arrives intact.
     @Test func lossIsRepairedByNACK() async throws {
         let loss = ImpairmentProfile(dropProbability: 0.05)
         let session = try await EngineSession.connected(seed: 502, downstream: loss, upstream: loss)
@@ -72,6 +73,8 @@ extension ClientProcessTests {
         #expect(intact, "received \(session.bLog.videoFrames.map { ($0.data[1], $0.followsLoss) }), \(b.remoteTracks), \(a.localTracks)")
         let video = try #require(b.remoteTracks.first { $0.kind == .video })
         #expect(video.nacksSent > 0)
+        // B accepted RTX: the SFU's repairs came on the RTX stream.
+        #expect(video.retransmissionsReceived > 0)
         let camera = try #require(a.localTracks.first { $0.name == "camera" })
         #expect(camera.nacksReceived > 0)
         #expect(camera.retransmissionsSent > 0)

@@ -72,8 +72,8 @@ import WebRTC
     }
 
     /// Our answer to a server subscriber offer parses with the server's own
-    /// `SubscriberOffer.parseAnswer`: recvonly, the offered codecs without
-    /// RTX, setup active (we are the DTLS client), the inactive m-line inactive.
+    /// `SubscriberOffer.parseAnswer`: recvonly, the offered codecs with
+    /// video's RTX (so the server can probe us), setup active (we are the DTLS client), the inactive m-line inactive.
     @Test func subscriberAnswerIsAcceptedByTheServer() throws {
         let offer = try #require(
             try SubscriberOffer(
@@ -87,6 +87,8 @@ import WebRTC
                 transport: transport, sessionID: "9", sessionVersion: 1))
         let server = try ServerDescription(parsing: offer.text)
         #expect(server.media.map(\.ssrc) == [SSRC(10), SSRC(20), nil])
+        #expect(server.media.map(\.rtxSSRC) == [nil, SSRC(21), nil])
+        #expect(server.media.map(\.rtxPayloadType) == [nil, 97, 97])
         let ice = ICECredentials(ufrag: "wxyz", password: "0123456789abcdefghijklmn")
         let answer = SubscribeAnswerWriter(ice: ice, fingerprint: certificate.fingerprint, sessionID: "5", sessionVersion: 1)
             .answer(to: server)
@@ -96,7 +98,8 @@ import WebRTC
         #expect(parsed.media.map(\.remoteDirection) == [.recvonly, .recvonly, .inactive])
         #expect(parsed.media[0].codec?.payloadType == 111)
         #expect(parsed.media[1].codec?.payloadType == 96)
-        #expect(parsed.media[1].codec?.rtxPayloadType == nil)
+        #expect(parsed.media[1].codec?.rtxPayloadType == SubscriberOffer.rtxPayloadType)
+        #expect(answer.text.contains("a=fmtp:97 apt=96"))
         #expect(parsed.media[1].feedback.contains([.nack, .pli]))
         #expect(parsed.media[0].headerExtensions.audioLevel == 1)
         #expect(answer.text.contains("a=setup:active"))

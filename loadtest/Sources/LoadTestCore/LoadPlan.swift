@@ -32,6 +32,8 @@ public struct LoadPlan: Sendable, Equatable {
         public var renderSize: VideoResolution? = nil
         /// With `--render-change-after`: the size it changes to.
         public var changedRenderSize: VideoResolution? = nil
+        /// Subscribers with `--downlink-kbps`: its group's rate, kbit/s (0 = not shaped).
+        public var downlinkKbps: Int? = nil
     }
 
     public var rooms: [Room]
@@ -65,7 +67,8 @@ public struct LoadPlan: Sendable, Equatable {
                     roomIndex: room.index, roomName: room.name, identity: "s\(s)-r\(room.index)", role: .subscriber,
                     decodesVideo: s < c.decodingSubscribersPerRoom, publishesVideo: false, toneFrequency: 0,
                     renderSize: render,
-                    changedRenderSize: c.renderChangeAfter == nil ? nil : render.flatMap { c.render?.changed(from: $0) }))
+                    changedRenderSize: c.renderChangeAfter == nil ? nil : render.flatMap { c.render?.changed(from: $0) },
+                    downlinkKbps: c.downlinkKbps?.kilobitsPerSecond(forSubscriber: s)))
             }
         }
         subscribers.shuffle(using: &generator)

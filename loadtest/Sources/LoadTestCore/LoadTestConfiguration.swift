@@ -20,6 +20,10 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     public var render: RenderMix?
     /// Seconds into the window when each subscriber changes size once.
     public var renderChangeAfter: Double?
+    /// Subscribers' downlink groups (kbit/s, 0 = not shaped); nil: none shaped.
+    public var downlinkKbps: DownlinkGroups?
+    /// `vroom-impair` for the shaped groups; nil: found beside the tool or on PATH.
+    public var impairPath: String?
     public var duration: Double = 30
     public var ramp: Double = 5
     public var settle: Double = 2
@@ -62,6 +66,7 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
             c.simulcast = s.simulcast ?? c.simulcast
             c.render = s.render ?? c.render
             c.renderChangeAfter = s.renderChangeAfter ?? c.renderChangeAfter
+            c.downlinkKbps = s.downlinkKbps ?? c.downlinkKbps
             c.duration = s.duration ?? c.duration
             c.ramp = s.ramp ?? c.ramp
             c.settle = s.settle ?? c.settle
@@ -85,6 +90,8 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         c.simulcast = o.simulcast ?? c.simulcast
         c.render = o.render ?? c.render
         c.renderChangeAfter = o.renderChangeAfter ?? c.renderChangeAfter
+        c.downlinkKbps = o.downlinkKbps ?? c.downlinkKbps
+        c.impairPath = o.impairPath
         c.duration = o.duration ?? c.duration
         c.ramp = o.ramp ?? c.ramp
         c.settle = o.settle ?? c.settle
@@ -126,6 +133,8 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
                 try fail("--render-change-after must be inside the window: 0 < seconds < --duration (\(duration))")
             }
         }
+        if downlinkKbps != nil && audioOnly { try fail("--downlink-kbps measures video: not with --audio-only") }
+        if downlinkKbps != nil && subscribers < 1 { try fail("--downlink-kbps needs subscribers") }
         // Unique names are at most 128 characters (PROTOCOL.md 53101); leave
         // room for "-<run id>-<room index>".
         if roomPrefix.isEmpty || roomPrefix.count > 64 || roomPrefix.contains("/") {
@@ -137,12 +146,15 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     /// (all of them when there are fewer).
     /// With `render`, every subscriber decodes: the layer received is read
     /// from the decoded frames' size.
-    public var decodingSubscribersPerRoom: Int { audioOnly ? 0 : render != nil ? subscribers : min(decodeSample, subscribers) }
+    /// So does every subscriber with `downlinkKbps`: freezes are counted on decoded frames.
+    public var decodingSubscribersPerRoom: Int {
+        audioOnly ? 0 : render != nil || downlinkKbps != nil ? subscribers : min(decodeSample, subscribers)
+    }
 
     enum CodingKeys: String, CodingKey {
         case url, apiKey, scenario, rooms, publishers, subscribers, audioOnly, videoResolution, videoBitrate
         case videoFrameRate, duration, ramp, settle, seed, decodeSample, maxLoss, serverPID, joinTimeout, roomPrefix
-        case simulcast, render, renderChangeAfter
+        case simulcast, render, renderChangeAfter, downlinkKbps, impairPath
     }
 
     public init(from decoder: any Decoder) throws {
@@ -161,6 +173,8 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         simulcast = try c.decodeIfPresent(Bool.self, forKey: .simulcast) ?? false
         render = try c.decodeIfPresent(RenderMix.self, forKey: .render)
         renderChangeAfter = try c.decodeIfPresent(Double.self, forKey: .renderChangeAfter)
+        downlinkKbps = try c.decodeIfPresent(DownlinkGroups.self, forKey: .downlinkKbps)
+        impairPath = try c.decodeIfPresent(String.self, forKey: .impairPath)
         duration = try c.decode(Double.self, forKey: .duration)
         ramp = try c.decode(Double.self, forKey: .ramp)
         settle = try c.decode(Double.self, forKey: .settle)

@@ -46,6 +46,15 @@ public struct LoadTestOptions: ParsableArguments, Sendable {
     @Option(help: "Seconds into the window after which each subscriber switches once to the next size of --render. Default never.")
     public var renderChangeAfter: Double?
 
+    @Option(help: ArgumentHelp(
+        "Subscribers' downlinks in kbit/s per group, e.g. 250,800,0 (0 = not shaped): subscriber i of each room is in group i mod N.",
+        discussion: "Each shaped subscriber's media goes through a vroom-impair of its own (--rate-kbps N --directions down, its default 200 ms queue). Every subscriber then decodes video; the report gets a Downlink section: the server's estimate (/Stats available_outgoing_bitrate), the video received, the layer forwarded, trackSwitchedOff events and freezes.",
+        valueName: "kbps,..."))
+    public var downlinkKbps: DownlinkGroups?
+
+    @Option(help: "The vroom-impair executable for --downlink-kbps. Default: the one beside vroom-loadtest, else on PATH.")
+    public var impairPath: String?
+
     @Option(help: "Seconds to measure once every participant has joined. Default 30.")
     public var duration: Double?
 

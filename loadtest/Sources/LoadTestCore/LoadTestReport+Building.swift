@@ -41,6 +41,11 @@ extension LoadTestReport {
             self.renders = renders
             renderSummary = Self.renderSummary(renders)
         }
+        if c.downlinkKbps != nil {
+            let downlink = Self.downlink(o)
+            self.downlink = downlink
+            downlinkGroups = Self.downlinkGroups(downlink)
+        }
         clients = Self.clientTotals(o.windowEnd)
         server = Self.server(o)
         verdict = Self.verdict(

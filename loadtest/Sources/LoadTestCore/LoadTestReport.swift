@@ -27,6 +27,49 @@ public struct LoadTestReport: Sendable, Equatable, Codable {
     public var renders: [RenderReceiver]?
     /// With `--render`: the same per render size asked first.
     public var renderSummary: [RenderSummary]?
+    /// With `--downlink-kbps`: per subscriber, its downlink and what it got.
+    public var downlink: [DownlinkReceiver]?
+    /// With `--downlink-kbps`: the same per group.
+    public var downlinkGroups: [DownlinkGroup]?
+
+    /// One subscriber under `--downlink-kbps`.
+    public struct DownlinkReceiver: Sendable, Equatable, Codable {
+        public var subscriber: String
+        public var room: String
+        /// Its group's rate, kbit/s; 0 = not shaped.
+        public var downlinkKbps: Int
+        /// The server's estimate (`available_outgoing_bitrate`), bit/s:
+        /// the last sample, and min and median over the window's samples.
+        public var estimateLast: Double?
+        public var estimateMin: Double?
+        public var estimateMedian: Double?
+        public var estimateSamples: Int
+        /// Video received in the window (all its video tracks), bit/s.
+        public var videoBitrate: Double
+        /// The layer forwarded at the last sample ("h/T2", "off"), and
+        /// every distinct one seen in order.
+        public var layerLast: String?
+        public var layersSeen: [String]
+        /// `trackSwitchedOff` events over the run.
+        public var switchedOffEvents: Int
+        /// Freezes of its video in the window.
+        public var freezes: Int
+        /// Datagrams its relay dropped at the bottleneck (nil: not shaped).
+        public var relayQueueDrops: Int?
+    }
+
+    /// The subscribers of one downlink group.
+    public struct DownlinkGroup: Sendable, Equatable, Codable {
+        public var downlinkKbps: Int
+        public var subscribers: Int
+        /// Median of the subscribers' median estimates, bit/s.
+        public var estimateMedian: Double?
+        public var videoBitrateMean: Double
+        public var switchedOffEvents: Int
+        public var freezes: Int
+        /// Last layer -> subscribers.
+        public var layersLast: [String: Int]
+    }
 
     /// One subscriber's view of one video track under `--render`.
     public struct RenderReceiver: Sendable, Equatable, Codable {

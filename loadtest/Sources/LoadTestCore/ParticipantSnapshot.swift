@@ -9,11 +9,18 @@ public struct ParticipantSnapshot: Sendable, Equatable {
     public var received: [ReceivedTrack]
     /// `setContentPreferences` requests this subscriber sent, oldest first.
     public var renderRequests: [RenderRequest]
+    /// `trackSwitchedOff` events this subscriber got so far.
+    public var switchedOffEvents: Int
+    /// With `--downlink-kbps`: its group's rate, kbit/s (0 = not shaped).
+    public var downlinkKbps: Int?
 
     public init(
         identity: String, roomName: String, role: LoadPlan.Role, decodesVideo: Bool, sent: [SentTrack] = [],
-        received: [ReceivedTrack] = [], renderRequests: [RenderRequest] = []
+        received: [ReceivedTrack] = [], renderRequests: [RenderRequest] = [], switchedOffEvents: Int = 0,
+        downlinkKbps: Int? = nil
     ) {
+        self.switchedOffEvents = switchedOffEvents
+        self.downlinkKbps = downlinkKbps
         self.identity = identity
         self.roomName = roomName
         self.role = role
@@ -98,13 +105,16 @@ public struct ParticipantSnapshot: Sendable, Equatable {
         public var keyframeRequestsSent: Int
         /// Video: every size the decoded frames took, the first included.
         public var decodedSizes: [DecodedSize]
+        /// Video: freezes so far (the SDK's `freezeCount`, WebRTC's definition).
+        public var freezeCount: Int
 
         public init(
             trackSid: String, kind: String, packetsReceived: Int, bytesReceived: Int, packetsLost: Int,
             framesReceived: Int = 0, framesDecoded: Int = 0, frameNumbersRead: Int = 0,
             firstFrameNumber: UInt32? = nil, lastFrameNumber: UInt32? = nil, latencyMilliseconds: [Double] = [],
-            nacksSent: Int = 0, keyframeRequestsSent: Int = 0, decodedSizes: [DecodedSize] = []
+            nacksSent: Int = 0, keyframeRequestsSent: Int = 0, decodedSizes: [DecodedSize] = [], freezeCount: Int = 0
         ) {
+            self.freezeCount = freezeCount
             self.decodedSizes = decodedSizes
             self.trackSid = trackSid
             self.kind = kind

@@ -41,6 +41,11 @@ public enum ReportTable {
             line()
         }
 
+        if let groups = r.downlinkGroups, let receivers = r.downlink {
+            out += downlink(groups, receivers, configuration: c)
+            line()
+        }
+
         line("Server (its own /metrics counts over \(number(r.server.scrapeSeconds, 1)) s) beside the clients' (whole run)")
         var server = Columns()
         server.add(["", "server", "clients"])
@@ -94,6 +99,36 @@ public enum ReportTable {
             ])
         }
         out += rows.render(rightAligned: [7, 8])
+        return out
+    }
+
+    /// Subscribers listed one by one up to this many (beyond, the groups only).
+    static let downlinkRowsLimit = 24
+
+    /// The `--downlink-kbps` section: per group, then per subscriber.
+    static func downlink(_ groups: [LoadTestReport.DownlinkGroup], _ receivers: [LoadTestReport.DownlinkReceiver], configuration c: LoadTestConfiguration) -> String {
+        func kbps(_ bits: Double?) -> String { bits.map { number($0 / 1000, 0) } ?? "-" }
+        var out = "Downlink (--downlink-kbps \(c.downlinkKbps?.description ?? "-"); each shaped subscriber behind its own vroom-impair)\n"
+        out += "  estimate = the server's available_outgoing_bitrate from /Stats (kbit/s, sampled each second of the window); rx video over the window; layer forwarded per /Stats; off = trackSwitchedOff events; freezes in the window\n"
+        var rows = Columns()
+        rows.add(["downlink", "subs", "estimate p50", "rx video kbit/s", "layer (last)", "off", "freezes"])
+        for g in groups {
+            let layers = g.layersLast.sorted { $0.key < $1.key }.map { "\($0.key) x\($0.value)" }.joined(separator: ", ")
+            rows.add([DownlinkGroups.label(g.downlinkKbps), "\(g.subscribers)", kbps(g.estimateMedian), number(g.videoBitrateMean / 1000, 1), layers, "\(g.switchedOffEvents)", "\(g.freezes)"])
+        }
+        out += rows.render(rightAligned: [1, 2, 3, 5, 6])
+        guard receivers.count <= downlinkRowsLimit else { return out }
+        var each = Columns()
+        each.add(["subscriber", "room", "downlink", "estimate last/min/p50", "rx video kbit/s", "layers seen", "off", "freezes", "relay drops"])
+        for r in receivers {
+            each.add([
+                r.subscriber, r.room, DownlinkGroups.label(r.downlinkKbps),
+                "\(kbps(r.estimateLast)) / \(kbps(r.estimateMin)) / \(kbps(r.estimateMedian))", number(r.videoBitrate / 1000, 1),
+                r.layersSeen.isEmpty ? "-" : r.layersSeen.joined(separator: " > "), "\(r.switchedOffEvents)", "\(r.freezes)",
+                r.relayQueueDrops.map(String.init) ?? "-",
+            ])
+        }
+        out += each.render(rightAligned: [3, 4, 6, 7, 8])
         return out
     }
 

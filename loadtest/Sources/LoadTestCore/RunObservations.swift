@@ -22,13 +22,20 @@ public struct RunObservations: Sendable {
     public var scrapeSeconds: Double
     public var cpuBefore: ProcessCPUTime?
     public var cpuAfter: ProcessCPUTime?
+    /// With `--downlink-kbps`: per subscriber identity, its `/Stats` rows sampled through the window.
+    public var downlinkSeries: [String: DownlinkSeries]
+    /// Per shaped subscriber: datagrams its relay dropped at the bottleneck's queue.
+    public var relayQueueDrops: [String: Int]
 
     public init(
         configuration: LoadTestConfiguration, startedAt: Date, rooms: [LoadPlan.Room], roomFailures: [String: String] = [:],
         joins: [JoinRecord], windowStart: [ParticipantSnapshot], windowEnd: [ParticipantSnapshot], windowSeconds: Double,
         metricsBefore: MetricsSnapshot? = nil, metricsAfter: MetricsSnapshot? = nil, metricsError: String? = nil,
-        scrapeSeconds: Double, cpuBefore: ProcessCPUTime? = nil, cpuAfter: ProcessCPUTime? = nil
+        scrapeSeconds: Double, cpuBefore: ProcessCPUTime? = nil, cpuAfter: ProcessCPUTime? = nil,
+        downlinkSeries: [String: DownlinkSeries] = [:], relayQueueDrops: [String: Int] = [:]
     ) {
+        self.downlinkSeries = downlinkSeries
+        self.relayQueueDrops = relayQueueDrops
         self.configuration = configuration
         self.startedAt = startedAt
         self.rooms = rooms

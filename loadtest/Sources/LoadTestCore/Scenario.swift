@@ -21,6 +21,8 @@ public struct Scenario: Sendable, Equatable, Codable {
     /// `"320x180:50%,1280x720:50%"`, as `--render`.
     public var render: RenderMix?
     public var renderChangeAfter: Double?
+    /// `"250,800,0"`, as `--downlink-kbps`.
+    public var downlinkKbps: DownlinkGroups?
     public var duration: Double?
     public var ramp: Double?
     public var settle: Double?
@@ -99,7 +101,7 @@ public struct Scenario: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case description, rooms, publishers, subscribers, audioOnly, videoResolution, videoBitrate, videoFrameRate
-        case simulcast, render, renderChangeAfter, duration, ramp, settle, seed, decodeSample, maxLoss
+        case simulcast, render, renderChangeAfter, downlinkKbps, duration, ramp, settle, seed, decodeSample, maxLoss
     }
 }
 

@@ -24,6 +24,8 @@ actor LoadParticipant {
     private var renderRequests: [ParticipantSnapshot.RenderRequest] = []
     /// Remote video tracks subscribed so far (render sizes go to each).
     private var videoTracks: [RemoteVideoTrack] = []
+    /// `trackSwitchedOff` events so far.
+    private var switchedOffEvents = 0
 
     /// Delegate callbacks are not used, but the SDK needs a queue that
     /// runs: `.main` may not be serviced while the async main awaits.
@@ -45,8 +47,14 @@ actor LoadParticipant {
 
     /// Connects and returns once the room says connected or failed, or
     /// `timeout` passed (then the join counts as failed with "timeout").
-    func join(url: URL, token: String, configuration c: LoadTestConfiguration, group: any EventLoopGroup, timeout: Double) async -> JoinRecord {
+    /// `mediaServer` (IPV4:PORT): send media there instead of the server's
+    /// candidate (a `--downlink-kbps` relay).
+    func join(
+        url: URL, token: String, configuration c: LoadTestConfiguration, group: any EventLoopGroup, timeout: Double,
+        mediaServer: String? = nil
+    ) async -> JoinRecord {
         var options = ConnectOptions(token: token, roomName: plan.roomName)
+        options.mediaServerAddressOverride = mediaServer
         options.eventLoopGroup = group
         options.delegateQueue = Self.delegateQueue
         options.decodesRemoteVideo = plan.decodesVideo
@@ -105,6 +113,8 @@ actor LoadParticipant {
             guard let track = publication.remoteVideoTrack, !videoTracks.contains(where: { $0 === track }) else { return }
             videoTracks.append(track)
             if let renderSize { ask(renderSize, of: track) }
+        case .trackSwitchedOff:
+            switchedOffEvents += 1
         case .disconnected(let error):
             if joinMilliseconds == nil {
                 resolveJoin(failure: error.map { String($0.code) } ?? "disconnected")
@@ -175,9 +185,10 @@ actor LoadParticipant {
                         ParticipantSnapshot.DecodedSize(
                             size: VideoResolution(width: change.dimensions.width, height: change.dimensions.height),
                             seconds: seconds(since: epoch, change.time))
-                    })
+                    },
+                    freezeCount: $0.freezeCount)
             },
-            renderRequests: renderRequests)
+            renderRequests: renderRequests, switchedOffEvents: switchedOffEvents, downlinkKbps: plan.downlinkKbps)
     }
 
     /// Leaves the room; returns once the room reports it is gone (or after 3 s).

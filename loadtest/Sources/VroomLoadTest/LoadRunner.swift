@@ -70,6 +70,10 @@ struct LoadRunner: Sendable {
             }
         }
 
+        // 2b. --downlink-kbps: a relay of its own for each shaped subscriber.
+        let sampler = StatsSampler(http: http, baseURL: baseURL, apiKey: c.apiKey, apiSecret: c.apiSecret)
+        let relays = try await Self.startRelays(plan: plan, configuration: c, url: url, sampler: sampler)
+
         // 3. Ramp: one join every 1/ramp s, each waiting for its outcome in its own task.
         let issuer = AccessTokenIssuer(apiKey: c.apiKey, apiSecret: c.apiSecret)
         let tokenLifetime = Double(plan.joins.count) / c.ramp + c.joinTimeout + c.settle + c.duration + 600
@@ -94,7 +98,9 @@ struct LoadRunner: Sendable {
                         await progress.joinFailed(participant)
                         return
                     }
-                    let record = await participant.join(url: url, token: token, configuration: c, group: group, timeout: c.joinTimeout)
+                    let relay = relays[participant.plan.identity].map { "127.0.0.1:\($0.port)" }
+                    let record = await participant.join(
+                        url: url, token: token, configuration: c, group: group, timeout: c.joinTimeout, mediaServer: relay)
                     await progress.joinFinished(record)
                 }
             }
@@ -106,6 +112,9 @@ struct LoadRunner: Sendable {
         await progress.setPhase(.measuring)
         let windowStart = await Self.snapshots(participants)
         let windowOpened = clock.now
+        // --downlink-kbps: the server's estimate and layers, once a second through the window.
+        let liveRooms = plan.rooms.map(\.name).filter { roomFailures[$0] == nil }
+        let sampling = c.downlinkKbps.map { _ in Task { await sampler.run(rooms: liveRooms, interval: .seconds(1)) } }
         // --render-change-after: each subscriber asks its other size once, inside the window.
         let renderChange = c.renderChangeAfter.map { after in
             Task {
@@ -120,6 +129,8 @@ struct LoadRunner: Sendable {
         renderChange?.cancel()
         await progress.setPhase(.finishing)
         let windowEnd = await Self.snapshots(participants)
+        sampling?.cancel()
+        let downlinkSeries = await sampling?.value ?? [:]
         let windowSeconds = Self.seconds(clock.now - windowOpened)
 
         // 5. The server's counts and CPU after.
@@ -143,12 +154,50 @@ struct LoadRunner: Sendable {
         for room in plan.rooms where roomFailures[room.name] == nil {
             try? await provisioner.complete(room)
         }
+        var relayQueueDrops: [String: Int] = [:]
+        for (identity, relay) in relays { relayQueueDrops[identity] = await relay.stop() }
 
         return LoadTestReport(observations: RunObservations(
             configuration: c, startedAt: startedAt, rooms: plan.rooms, roomFailures: roomFailures, joins: joins,
             windowStart: windowStart, windowEnd: windowEnd, windowSeconds: windowSeconds,
             metricsBefore: metricsBefore, metricsAfter: metricsAfter, metricsError: metricsError,
-            scrapeSeconds: scrapeSeconds, cpuBefore: cpuBefore, cpuAfter: cpuAfter))
+            scrapeSeconds: scrapeSeconds, cpuBefore: cpuBefore, cpuAfter: cpuAfter,
+            downlinkSeries: downlinkSeries, relayQueueDrops: relayQueueDrops))
+    }
+
+    /// A `vroom-impair` per subscriber with a shaped downlink, toward the
+    /// server's one media port (`/healthz`) on the URL's IPv4 host. With
+    /// several media workers the port of a room's worker is not known
+    /// before its subscriber connects, so the run needs one worker.
+    static func startRelays(
+        plan: LoadPlan, configuration c: LoadTestConfiguration, url: URL, sampler: StatsSampler
+    ) async throws -> [String: DownlinkRelay] {
+        let shaped = plan.joins.filter { ($0.downlinkKbps ?? 0) > 0 }
+        guard !shaped.isEmpty else { return [:] }
+        guard let executable = DownlinkRelay.executable(configured: c.impairPath) else {
+            throw SetupFailure(description: "--downlink-kbps needs vroom-impair: build it (swift build --product vroom-impair) or give --impair-path")
+        }
+        let ports: [Int]
+        do { ports = try await sampler.mediaPorts() } catch { throw SetupFailure(description: "--downlink-kbps: \(error)") }
+        guard ports.count == 1, let port = ports.first else {
+            throw SetupFailure(description: "--downlink-kbps needs a server with one media port (vroom-server --rtc-workers 1); it has \(ports)")
+        }
+        let host = url.host == "localhost" ? "127.0.0.1" : url.host ?? ""
+        guard host.split(separator: ".").count == 4, host.split(separator: ".").allSatisfy({ UInt8($0) != nil }) else {
+            throw SetupFailure(description: "--downlink-kbps needs --url with an IPv4 address (vroom-impair targets one), got \(host)")
+        }
+        var relays: [String: DownlinkRelay] = [:]
+        for (index, subscriber) in shaped.enumerated() {
+            do {
+                relays[subscriber.identity] = try await DownlinkRelay(
+                    executable: executable, target: "\(host):\(port)", kilobitsPerSecond: subscriber.downlinkKbps ?? 0,
+                    seed: c.seed &+ UInt64(index))
+            } catch {
+                for relay in relays.values { _ = await relay.stop() }
+                throw SetupFailure(description: "--downlink-kbps: \(error)")
+            }
+        }
+        return relays
     }
 
     /// Everyone's counters: receivers first, then publishers, so a

@@ -1,17 +1,17 @@
-import Packets
-
-/// The arrival times of one publisher connection's packets, by transport-wide
+/// The arrival times of one connection's packets, by transport-wide
 /// sequence number (draft-holmer-rmcat-transport-wide-cc-extensions-01), and
-/// the feedback built from them.
+/// the feedback built from them: what a receiver keeps so that the sender's
+/// congestion control can see the delays. The server keeps one per
+/// publisher connection, the client SDK one on its subscriber connection.
 ///
 /// A ring of 1,024 arrivals: feedback goes out every 50 ms, so the ring
 /// covers 20 intervals at 1,000 packets a second (more than a 2.5 Mbit/s
-/// publisher sends) before an unreported arrival is overwritten.
-final class TransportCCRecorder {
-    static let capacity: UInt64 = 1024
+/// stream sends) before an unreported arrival is overwritten.
+public final class TransportCCRecorder {
+    public static let capacity: UInt64 = 1024
     /// At most this many packets per feedback: 500 two-byte deltas plus
     /// chunks stay under 1,200 bytes.
-    static let maximumPacketsPerFeedback: UInt64 = 500
+    public static let maximumPacketsPerFeedback: UInt64 = 500
 
     private var sequences: [UInt64]
     private var arrivals: [UInt64]
@@ -20,13 +20,13 @@ final class TransportCCRecorder {
     private var nextToReport: UInt64?
     private var feedbackCount: UInt8 = 0
 
-    init() {
+    public init() {
         sequences = Array(repeating: .max, count: Int(Self.capacity))
         arrivals = Array(repeating: 0, count: Int(Self.capacity))
     }
 
     /// Records the arrival of transport-wide sequence number `sequence`.
-    func record(_ sequence: UInt16, at now: MediaTime) {
+    public func record(_ sequence: UInt16, at now: MediaTime) {
         let extended = unwrapper.unwrap(sequence)
         if let next = nextToReport, extended < next { return }
         if nextToReport == nil { nextToReport = extended }
@@ -36,14 +36,14 @@ final class TransportCCRecorder {
     }
 
     /// Whether there are arrivals not yet reported.
-    var hasPending: Bool {
+    public var hasPending: Bool {
         guard let next = nextToReport, let highest = unwrapper.highest else { return false }
         return next <= highest
     }
 
     /// The next feedback, covering arrivals from the last reported one on
     /// (at most `maximumPacketsPerFeedback`); nil when nothing is pending.
-    func nextFeedback(senderSSRC: SSRC, mediaSSRC: SSRC) -> TransportCCFeedback? {
+    public func nextFeedback(senderSSRC: SSRC, mediaSSRC: SSRC) -> TransportCCFeedback? {
         guard var next = nextToReport, let highest = unwrapper.highest, next <= highest else { return nil }
         if highest &- next >= Self.capacity { next = highest &- Self.capacity &+ 1 }
         var end = min(highest, next &+ Self.maximumPacketsPerFeedback &- 1)
