@@ -110,9 +110,12 @@ final class Scenario<Sink: PacketSink> {
     var packet: [UInt8]
     let buffer: UnsafeMutableRawBufferPointer
 
-    init(subscribers: Int, sink: Sink) {
+    /// Without `publisherTransportCC` the router sends the publisher no
+    /// transport-cc feedback (whose arrays a tick would build).
+    init(subscribers: Int, sink: Sink, publisherTransportCC: Bool = true) {
         self.sink = sink
-        try! router.addPublisher(transport: TransportID(1), transportCCExtensionID: 3, midExtensionID: 4)
+        try! router.addPublisher(
+            transport: TransportID(1), transportCCExtensionID: publisherTransportCC ? 3 : nil, midExtensionID: 4)
         try! router.addReceiver(
             track: TrackID(1), publisher: TransportID(1), kind: .video, mid: "0", payloadType: 96,
             rtxPayloadType: 97, ssrc: ssrc, rtxSSRC: SSRC(0x1234_5679), clockRate: 90_000)
@@ -131,6 +134,20 @@ final class Scenario<Sink: PacketSink> {
         packet = makePacket(sequence: sequence, pictureID: pictureID, keyframe: false, ssrc: ssrc)
         // Warm up: the first packets grow the routers' dictionaries once.
         for _ in 0..<100 { push() }
+    }
+
+    /// Every subscriber says its downlink is `bitsPerSecond` (REMB), and a
+    /// tick allocates: from then on each is paced at 2.5 times that.
+    func paceEverySubscriber(bitsPerSecond: UInt64, subscribers: Int) {
+        for index in 0..<subscribers {
+            let remb = ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(7), bitrate: bitsPerSecond, ssrcs: [])
+            var bytes = [UInt8](repeating: 0, count: remb.encodedSize)
+            let length = bytes.withUnsafeMutableBytes { try! remb.write(to: $0) }
+            bytes.withUnsafeMutableBytes {
+                router.receiveRTCP($0, length: length, from: TransportID(UInt32(100 + index)), now: now, into: &sink)
+            }
+        }
+        _ = router.tick(now: now, into: &sink)
     }
 
     @inline(__always)
@@ -172,6 +189,30 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(scenario.sink.protectedBytes)
             }
         }
+    }
+
+    // Pacing (issue 13 item 4): 1,100-byte packets every 2 ms (4.4 Mbit/s)
+    // to subscribers paced at 1 Mbit/s, so most copies are held in the
+    // room's pool and sent by the tick after each packet. 90 packets (180
+    // ms) fit before the next allocation (every 200 ms; it allocates, the
+    // packet path must not) and before the first report tick.
+    Benchmark("SFU VP8 forward paced to 10 subscribers, 90 packets (mallocs)") { benchmark in
+        let scenario = Scenario(subscribers: 10, sink: RingSink(slotCount: 256), publisherTransportCC: false)
+        scenario.paceEverySubscriber(bitsPerSecond: 400_000, subscribers: 10)
+        // The first hold allocates the room's pool, once.
+        for _ in 0..<5 {
+            scenario.push()
+            _ = scenario.router.tick(now: scenario.now, into: &scenario.sink)
+        }
+        let heldBefore = scenario.router.counters.pacerHeldPackets
+        benchmark.startMeasurement()
+        for _ in 0..<90 {
+            scenario.push()
+            _ = scenario.router.tick(now: scenario.now, into: &scenario.sink)
+        }
+        benchmark.stopMeasurement()
+        precondition(scenario.router.counters.pacerHeldPackets > heldBefore, "nothing was held")
+        blackHole(scenario.sink.bytes)
     }
 
     // The downlink estimator (issue 13 item 2): onPacketSent runs for every

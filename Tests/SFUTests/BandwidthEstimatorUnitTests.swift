@@ -152,3 +152,33 @@ import Testing
         #expect(lowest >= 500_000, "lowest estimate \(lowest)")
     }
 }
+
+/// Media lost around a probe is the probe's cost (issue 13): it does not
+/// feed the loss bound; the same loss away from any probe does.
+@Suite struct ProbeLossTests {
+    /// 30 media packets sent 100-250 ms in, 12 of them lost, reported at
+    /// 400 ms; with `probeAt`, a probe packet went out at that time.
+    static func estimate(probeAt: UInt64?) -> UInt64 {
+        var estimator = BandwidthEstimator()
+        if let probeAt { estimator.onPacketSent(size: 290, at: MediaTime(nanoseconds: probeAt), probeCluster: 0) }
+        var packets: [PacketFeedback] = []
+        for i in 0..<30 {
+            let send = UInt64(100_000_000 + i * 5_000_000)
+            estimator.onPacketSent(size: 1200, at: MediaTime(nanoseconds: send))
+            packets.append(
+                PacketFeedback(
+                    sequence: UInt64(i), size: 1200, sendTime: MediaTime(nanoseconds: send),
+                    arrival: i % 5 < 2 ? nil : Int64(send) + 30_000_000))
+        }
+        estimator.onFeedback(packets, now: MediaTime(nanoseconds: 400_000_000))
+        return estimator.estimate
+    }
+
+    @Test func mediaLostAroundAProbeIsNotCounted() {
+        let withProbe = Self.estimate(probeAt: 90_000_000)
+        let without = Self.estimate(probeAt: nil)
+        #expect(without < 300_000, "40% loss cuts the bound: \(without)")
+        #expect(withProbe >= 300_000, "the probe's own cost: \(withProbe)")
+    }
+}
+
