@@ -137,9 +137,13 @@ final class Scenario<Sink: PacketSink> {
     }
 
     /// Every subscriber says its downlink is `bitsPerSecond` (REMB), and a
-    /// tick allocates: from then on each is paced at 2.5 times that.
+    /// tick allocates: from then on each is paced at 2.5 times that. Their
+    /// profiles never switch off (the track costs more than that): the
+    /// copies keep coming, and the pacer holds most of them.
     func paceEverySubscriber(bitsPerSecond: UInt64, subscribers: Int) {
         for index in 0..<subscribers {
+            try! router.setAllocationProfile(
+                subscriber: TransportID(UInt32(100 + index)), AllocationProfile(trackSwitchOffMode: .disabled))
             let remb = ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(7), bitrate: bitsPerSecond, ssrcs: [])
             var bytes = [UInt8](repeating: 0, count: remb.encodedSize)
             let length = bytes.withUnsafeMutableBytes { try! remb.write(to: $0) }
