@@ -47,7 +47,9 @@ extension Router {
                 session.feedback.withUnsafeBufferPointer { session.estimator.onFeedback(buffer: $0, now: now) }
                 // A probe result that continues the climb queues the next
                 // cluster: send it now, not at the next timer.
-                if session.probe == nil && session.estimator.hasProbeQueued { tickWanted = min(tickWanted ?? now, now) }
+                if session.probe == nil && session.estimator.hasProbeQueued && probeCarrier(session) != nil {
+                    tickWanted = min(tickWanted ?? now, now)
+                }
             }
         }
         for result in feedback.packets {

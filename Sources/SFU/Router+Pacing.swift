@@ -16,6 +16,11 @@ extension Router {
     /// 1,024 in all.
     static let subscriberPacing = Pacer.Configuration(
         audioCapacity: 64, retransmissionCapacity: 256, videoCapacity: 512, paddingCapacity: 16)
+    /// The most of the room's held-packet pool one connection may take (a
+    /// quarter): its rings hold up to 832, so two slow subscribers could
+    /// otherwise take every slot and leave the others' bursts, audio
+    /// included, nowhere to wait.
+    static let heldPerConnection = HeldPacketPool.capacity / 4
 
     /// The pacer's figures for `subscriber`: queued packets, the expected
     /// queueing delay now, and its counters; nil while it is not paced.
@@ -47,7 +52,7 @@ extension Router {
         downTrack: DownTrack, now: MediaTime
     ) -> Int? {
         let session = downTrack.session
-        guard let (handle, bytes) = heldPackets.take() else {
+        guard session.heldPackets < Self.heldPerConnection, let (handle, bytes) = heldPackets.take() else {
             counters.drop(.pacerQueue)
             return nil
         }
@@ -67,6 +72,7 @@ extension Router {
             counters.drop(.pacerQueue)
             return nil
         }
+        session.heldPackets &+= 1
         if let next = session.pacer?.nextSendTime(now: now) { tickWanted = min(tickWanted ?? next, next) }
         return length
     }
@@ -79,9 +85,13 @@ extension Router {
                 switch output {
                 case .drop(let packet):
                     heldPackets.release(packet.handle)
+                    session.heldPackets &-= 1
                     counters.drop(.pacerQueue)
                 case .send(let packet):
-                    defer { heldPackets.release(packet.handle) }
+                    defer {
+                        heldPackets.release(packet.handle)
+                        session.heldPackets &-= 1
+                    }
                     guard let slot = sink.slot(for: session.transport) else {
                         counters.drop(.noSlot)
                         continue
@@ -111,5 +121,6 @@ extension Router {
     func dropHeld(_ session: SubscriberSession) {
         session.pacer?.removeAll { heldPackets.release($0.handle) }
         session.pacer = nil
+        session.heldPackets = 0
     }
 }

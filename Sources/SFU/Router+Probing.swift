@@ -93,7 +93,7 @@ extension Router {
     /// on the 300 kbit/s start estimate), probes are what can show the link
     /// has room; the receiver counts padding for its feedback and discards
     /// it whatever its stream does.
-    private func probeCarrier(_ session: SubscriberSession) -> DownTrack? {
+    func probeCarrier(_ session: SubscriberSession) -> DownTrack? {
         var held: DownTrack?
         for downTrack in session.downTracks where downTrack.kind == .video && downTrack.rtxSSRC != nil {
             if !downTrack.isHeld && downTrack.munger.lastForwardTime != nil { return downTrack }

@@ -67,6 +67,8 @@ final class SubscriberSession {
     /// Spreads what is sent at 2.5 times the estimate, once the client
     /// gives feedback (`Router+Pacing`); nil: not paced.
     var pacer: Pacer?
+    /// Slots of the room's held-packet pool its pacer holds now.
+    var heldPackets = 0
     /// The probe cluster being sent, if any.
     var probe: ProbeBurst?
     var probePacketsSent: UInt64 = 0

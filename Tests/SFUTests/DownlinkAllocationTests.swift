@@ -301,6 +301,25 @@ extension Array where Element == UInt8 {
     }
 }
 
+extension DownlinkPacingTests {
+    /// One connection holds at most a quarter of the room's pool: a slow
+    /// subscriber's backlog leaves room for the others' bursts.
+    @Test func oneConnectionTakesAtMostAQuarterOfThePool() throws {
+        var room = try D.flowingRoom()
+        try D.startFeedback(&room, from: D.carol, mediaSSRC: SSRC(0xC1))
+        room.advance(ms: 200)
+        room.tick()
+        _ = room.sink.drain()
+        let dropsBefore = room.router.counters.dropped(.pacerQueue)
+        for _ in 0..<400 {
+            for layer in 0..<3 { D.sendPacket(&room, layer: layer, payloadBytes: 1100) }
+        }
+        let queued = try #require(room.router.pacerFigures(subscriber: D.carol)).queued
+        #expect(queued <= HeldPacketPool.capacity / 4, "\(queued) held")
+        #expect(room.router.counters.dropped(.pacerQueue) > dropsBefore)
+    }
+}
+
 /// The room's dominant speaker reaches the allocator: with room for one
 /// video of two, the speaker's is the one forwarded when the profile gives
 /// the dominant speaker a higher priority.
