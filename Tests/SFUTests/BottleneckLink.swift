@@ -1,3 +1,5 @@
+import VroomTesting
+
 /// The narrowest hop of a simulated path, for the bandwidth estimator's
 /// tests: a link serialising packets at `bitsPerSecond` behind a drop-tail
 /// queue that holds `queueLimit` seconds of it (100 ms: a home router's
@@ -8,7 +10,8 @@ struct BottleneckLink {
     var queueLimit: Double = 0.1
     var propagation: UInt64 = 30_000_000
     var randomLoss: Double = 0
-    var random = SplitMix64(seed: 13)
+    /// Seeded, so a lossy run is the same run every time.
+    var random = SeededGenerator(seed: 13)
     /// When the link finishes sending everything queued so far.
     private var busyUntil: UInt64 = 0
     private(set) var dropped = 0
@@ -32,7 +35,7 @@ struct BottleneckLink {
     /// A packet enters the link at `now`: its arrival at the far end, or
     /// nil when it is lost or the queue is full.
     mutating func send(size: Int, at now: UInt64) -> UInt64? {
-        if randomLoss > 0, random.nextUnit() < randomLoss {
+        if randomLoss > 0, Double(random.next() >> 11) / Double(UInt64(1) << 53) < randomLoss {
             dropped += 1
             return nil
         }
@@ -48,23 +51,4 @@ struct BottleneckLink {
         busyUntil = start + UInt64(Double(size * 8) / bitsPerSecond * 1e9)
         return busyUntil + propagation
     }
-}
-
-/// A small seeded generator (SplitMix64), so a lossy run is the same run
-/// every time.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 }
