@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -81,6 +83,9 @@ let package = Package(
         .target(name: "Persistence", dependencies: [
             "Rooms",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "AdminAPI", dependencies: [
             "Node", "Rooms", "Persistence",
@@ -212,7 +217,9 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Rooms"]),
+        .testTarget(name: "PersistenceTests", dependencies: [
+            "Persistence", "Rooms", "VroomTesting", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "AdminAPITests", dependencies: [
             "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting", "LoadTestCore",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -22,6 +22,7 @@ PACKAGES=(
   chromium
   firefox-esr
   sqlite3 libsqlite3-dev
+  postgresql
   iproute2
   binutils
 )

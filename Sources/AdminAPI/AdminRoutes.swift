@@ -16,7 +16,7 @@ import Rooms
 /// right after a leave or a completion already finds its records.
 public struct AdminRoutes: Sendable {
     public let host: RoomHost
-    public let history: HistoryStore
+    public let history: any HistoryStore
     public let configuration: AdminConfiguration
     /// Where `MessageSubscriptions` are kept; the event recorder reads it.
     public let messageSubscriptions: MessageSubscriptions
@@ -24,7 +24,7 @@ public struct AdminRoutes: Sendable {
     public let media: RoomMedia?
 
     public init(
-        host: RoomHost, history: HistoryStore, configuration: AdminConfiguration,
+        host: RoomHost, history: any HistoryStore, configuration: AdminConfiguration,
         messageSubscriptions: MessageSubscriptions = MessageSubscriptions(), media: RoomMedia? = nil
     ) {
         self.host = host

@@ -14,6 +14,9 @@ public enum RoomLocation: Sendable, Equatable {
     /// Another node: the client joins again at this signaling URL
     /// (`{"type":"redirect","url":…}`).
     case elsewhere(signalingURL: String)
+    /// Nowhere now (the cluster's database is away, or every node is
+    /// draining): the join is refused with 53006 and the client may retry.
+    case unavailable
 }
 
 /// The placement of a node that is alone: every room is here.

@@ -247,9 +247,14 @@ actor SignalingSession {
                 }
                 // A room that lives on another node: the client joins there
                 // with the same token (PROTOCOL.md section 8).
-                if case .elsewhere(let url) = await node.placement.locate(room: room) {
+                switch await node.placement.locate(room: room) {
+                case .here: break
+                case .elsewhere(let url):
                     ended = true
                     outbox.send(.finalMessage(.redirect(url: url)))
+                    return
+                case .unavailable:
+                    refuse(SignalingError(.signalingServerBusy, message: "no node can take the room now; try again"), id: id)
                     return
                 }
                 let rules = join.rules

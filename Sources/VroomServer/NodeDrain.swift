@@ -16,12 +16,19 @@ final class NodeDrain: Service {
     private let draining = Atomic<Bool>(false)
     private let timeout: Duration
     private let participants: @Sendable () async -> Int
+    private let started: @Sendable () async -> Void
     private let logger: Logger
 
-    init(timeout: Duration, logger: Logger, participants: @escaping @Sendable () async -> Int) {
+    /// - Parameter started: runs once the node is draining (a cluster member
+    ///   tells the others, so no new room is placed on it).
+    init(
+        timeout: Duration, logger: Logger, participants: @escaping @Sendable () async -> Int,
+        started: @escaping @Sendable () async -> Void = {}
+    ) {
         self.timeout = timeout
         self.logger = logger
         self.participants = participants
+        self.started = started
     }
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
@@ -30,6 +37,7 @@ final class NodeDrain: Service {
         // Throws only when the group is cancelled: then there is nothing to drain.
         do { try await gracefulShutdown() } catch { return }
         draining.store(true, ordering: .relaxed)
+        await started()
         let deadline = ContinuousClock.now + timeout
         var remaining = await participants()
         logger.notice("draining: \(remaining) participant(s), stopping within \(timeout)")

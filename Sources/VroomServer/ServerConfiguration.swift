@@ -76,8 +76,15 @@ struct ServerConfiguration: Encodable, Equatable {
     var signaling = Signaling()
     var webhooks = Webhooks()
     var shutdown = Shutdown()
-    /// The SQLite history file (rooms and participants, kept across restarts).
+    /// Where rooms, participants and publications are kept: a SQLite file
+    /// (one node alone), or a `postgres://user:password@host:port/dbname`
+    /// URL, which makes the node a member of the cluster sharing that
+    /// database (PROTOCOL.md section 8).
     var db = "./vroom.sqlite"
+    /// How clients and other nodes reach this node's HTTP port in a cluster,
+    /// e.g. `http://10.0.0.5:7880`; nil: the public URL, else
+    /// `http://<http.address>:<http.port>`.
+    var nodeURL: String?
     var apiKey: String?
     var apiSecret: String?
     var dev = false
@@ -92,6 +99,15 @@ struct ServerConfiguration: Encodable, Equatable {
 }
 
 extension ServerConfiguration {
+    /// A database URL (`postgres://…`; any other scheme is refused when
+    /// connecting): this node is a member of a cluster. Else a SQLite path.
+    var isCluster: Bool { db.contains("://") }
+
+    /// `nodeURL`, else the public URL, else this node's HTTP address.
+    var resolvedNodeURL: String {
+        nodeURL ?? publicURL ?? "http://\(http.address):\(http.port)"
+    }
+
     /// Reads every key through `reader` (absent keys keep their defaults),
     /// then applies `--dev` and checks the values. A value of the wrong type
     /// in any source is an error naming the key, never a silent default.
@@ -140,6 +156,7 @@ extension ServerConfiguration {
         shutdown.drainTimeoutSeconds = reader.double(forKey: "shutdown.drainTimeoutSeconds", default: d.shutdown.drainTimeoutSeconds)
 
         db = reader.string(forKey: "db", default: d.db)
+        nodeURL = reader.string(forKey: "nodeURL")
         apiKey = reader.string(forKey: "apiKey")
         apiSecret = reader.string(forKey: "apiSecret", isSecret: true)
         dev = reader.bool(forKey: "dev", default: d.dev)

@@ -40,8 +40,11 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "API secret (also VROOM_API_SECRET).")
     var apiSecret: String?
 
-    @Option(help: "SQLite file for room and participant history.")
+    @Option(help: "SQLite file for room and participant history (one node), or postgres://user:password@host:port/dbname for a cluster.")
     var db: String?
+
+    @Option(help: "How clients and other nodes reach this node's HTTP port in a cluster, e.g. http://10.0.0.5:7880 (default: the public URL).")
+    var nodeURL: String?
 
     @Flag(inversion: .prefixedNo, help: "Create a room when a join names an unknown one (default on).")
     var autoCreate: Bool?
@@ -116,6 +119,7 @@ struct ServerOptions: ParsableArguments {
         set("apiKey", apiKey.map(ConfigContent.string))
         set("apiSecret", apiSecret.map(ConfigContent.string), isSecret: true)
         set("db", db.map(ConfigContent.string))
+        set("nodeURL", nodeURL.map(ConfigContent.string))
         set("rooms.autoCreate", autoCreate.map(ConfigContent.bool))
         set("rooms.maxParticipantsPerNode", maxParticipantsPerNode.map(ConfigContent.int))
         set("rooms.maxParticipantsLimit", maxParticipantsLimit.map(ConfigContent.int))

@@ -112,21 +112,60 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("an API key and secret are required")
         }
 
-        // History first: rooms in progress at the last stop read `failed` now.
-        let history = try HistoryStore(path: configuration.db)
-        let interrupted = try await history.markInterrupted(now: Date())
-        if !interrupted.roomSids.isEmpty {
-            logger.notice("\(interrupted.roomSids.count) room(s) in progress at the last stop marked failed")
+        // The store first. One node alone (SQLite): rooms in progress at the
+        // last stop read `failed` now. A cluster member (PostgreSQL): the
+        // rooms of a node that stopped are a dead node's, resumed elsewhere
+        // or ended by the cluster (PROTOCOL.md section 8).
+        let history: any HistoryStore
+        var database: PostgresDatabase?
+        if configuration.isCluster {
+            // postgres-nio logs each failed connection attempt at info: only its warnings.
+            var databaseLogger = Logger(label: "vroom.db")
+            databaseLogger.logLevel = max(level, .warning)
+            let connected = try await PostgresDatabase.connect(url: configuration.db, logger: databaseLogger)
+            let schema = try await connected.appliedMigrations().last ?? 0
+            logger.info("cluster: database \(connected.displayURL), schema version \(schema)")
+            history = PostgresHistoryStore(database: connected)
+            database = connected
+        } else {
+            let sqlite = try SQLiteHistoryStore(path: configuration.db)
+            let interrupted = try await sqlite.markInterrupted(now: Date())
+            if !interrupted.roomSids.isEmpty {
+                logger.notice("\(interrupted.roomSids.count) room(s) in progress at the last stop marked failed")
+            }
+            history = sqlite
         }
         let webhooks = WebhookOutbox(configuration: configuration.webhookOutbox(apiSecret: apiSecret), logger: Logger(label: "vroom.webhooks"))
         let messageSubscriptions = MessageSubscriptions()
         let recorder = RoomEventRecorder(
             history: history, webhooks: webhooks, messageSubscriptions: messageSubscriptions,
             logger: Logger(label: "vroom.history"))
-        let node = Node(configuration: configuration.roomService, media: media, eventSink: { events in
-            recorder.enqueue(events)
-        })
+        // A cluster member places rooms through the database; the node's
+        // load comes from its room host, made below (hence the box).
+        let hostBox = HostBox()
+        let cluster = database.map { database in
+            ClusterNode(
+                url: configuration.resolvedNodeURL, database: database, history: history,
+                logger: Logger(label: "vroom.cluster")
+            ) {
+                guard let host = hostBox.host else { return (0, 0) }
+                return await host.read { ($0.participantCount, $0.inProgressRoomCount) }
+            }
+        }
+        let node = Node(
+            configuration: configuration.roomService, media: media,
+            placement: cluster ?? SingleNodePlacement(),
+            eventSink: { events in
+                recorder.enqueue(events)
+                cluster?.handle(events)
+            })
         let host = node.rooms
+        hostBox.host = host
+        if let cluster {
+            try? await cluster.heartbeat()
+            logger.info("cluster: node \(cluster.id) at \(cluster.url)")
+        }
+        let heartbeats = cluster.map { cluster in Task { await cluster.run() } }
         // Failures, network quality and dominant speaker reach the sessions
         // through the node (Node.handle).
         let mediaFailures = Task {
@@ -141,12 +180,13 @@ struct Serve: AsyncParsableCommand {
 
         let drain = NodeDrain(
             timeout: .milliseconds(Int64(configuration.shutdown.drainTimeoutSeconds * 1000)),
-            logger: Logger(label: "vroom.drain"), participants: { await host.read { $0.participantCount } })
+            logger: Logger(label: "vroom.drain"), participants: { await host.read { $0.participantCount } },
+            started: { await cluster?.startDraining() })
         let router = Router(context: BasicRequestContext.self)
         // Not ready while draining, nor at the node's participant limit, where a join would get 53006.
         let nodeLimit = configuration.rooms.maxParticipantsPerNode
         router.addHealthRoutes(rtcPorts: rtcPorts) {
-            if drain.isDraining { return .draining }
+            if drain.isDraining || cluster?.isDraining == true { return .draining }
             let participants = await host.read { $0.participantCount }
             return nodeLimit.map { participants >= $0 } ?? false ? .full : .ok
         }
@@ -180,6 +220,7 @@ struct Serve: AsyncParsableCommand {
         let services = ServiceGroup(
             configuration: .init(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await services.run()
+        heartbeats?.cancel()
         recorder.finish()
         await recording.value
         mediaEventInput.finish()
@@ -188,7 +229,21 @@ struct Serve: AsyncParsableCommand {
         logger.info("media totals: \(totals)")
         await plane.stop()
         await webhooks.shutdown()
+        if let postgres = history as? PostgresHistoryStore { await postgres.close() }
         logger.info("stopped")
+    }
+}
+
+/// The room host, for closures made before it (the cluster's load).
+/// `@unchecked Sendable`: `host` is set once, under the lock, before any
+/// heartbeat reads it, and read under the lock.
+final class HostBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: RoomHost?
+
+    var host: RoomHost? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 

@@ -97,12 +97,12 @@ struct AdminFixture {
     /// do not depend on how loaded the machine is (`duration` reads 0).
     /// Its records reach the history as in the server (`RoomEventRecorder`).
     let host: RoomHost
-    let history: HistoryStore
+    let history: any HistoryStore
     let routes: AdminRoutes
     let router = Router()
 
     init(publicURL: String? = AdminFixture.base) throws {
-        let history = try HistoryStore(path: ":memory:")
+        let history = try SQLiteHistoryStore(path: ":memory:")
         self.history = history
         let frozen = Date()
         host = RoomHost(clock: { frozen }, eventSink: { history.record($0) })

@@ -19,13 +19,13 @@ import WebRTC
     struct Fixture {
         /// Its records reach the history as in the server.
         let host: RoomHost
-        let history: HistoryStore
+        let history: any HistoryStore
         let plane: MediaPlane
         let media: RoomMedia
         let router = Router()
 
         init() throws {
-            let history = try HistoryStore(path: ":memory:")
+            let history = try SQLiteHistoryStore(path: ":memory:")
             self.history = history
             let frozen = Date()
             host = RoomHost(clock: { frozen }, eventSink: { history.record($0) })

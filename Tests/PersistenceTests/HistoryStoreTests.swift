@@ -31,9 +31,13 @@ private func temporaryDirectory() throws -> URL {
     return url
 }
 
+/// The store test suite (issue 14): every test taking a `StoreKind` runs
+/// against both stores, SQLite in memory and PostgreSQL in a private server
+/// this test process starts (VroomTesting's `PostgresServer`), each test in
+/// a database of its own. The others are about one store's own behaviour.
 @Suite struct HistoryStoreTests {
-    @Test func roomRoundTripKeepsEveryField() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func roomRoundTripKeepsEveryField(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let inProgress = room(1, status: .inProgress)
         let ended = room(2, status: .completed)
         try await store.save(room: inProgress)
@@ -44,8 +48,8 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.room(sid: "RMmissing") == nil)
     }
 
-    @Test func saveIsAnUpsert() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func saveIsAnUpsert(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let started = room(1, status: .inProgress)
         try await store.save(room: started)
         let ended = started.ended(.completed, at: t0.addingTimeInterval(600))
@@ -56,8 +60,8 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.rooms().items.count == 1)
     }
 
-    @Test func datesAreStoredInWholeSecondsRoundedDown() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func datesAreStoredInWholeSecondsRoundedDown(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         var record = room(1, status: .inProgress)
         record.dateCreated = t0.addingTimeInterval(0.999)
         record.dateUpdated = t0.addingTimeInterval(-0.25)
@@ -67,8 +71,8 @@ private func temporaryDirectory() throws -> URL {
         #expect(fetched.dateUpdated == t0.addingTimeInterval(-1))
     }
 
-    @Test func participantAndTrackRoundTrips() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func participantAndTrackRoundTrips(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let r = room(1, status: .inProgress)
         let alice = participant(1, room: r, identity: "alice")
         let gone = participant(2, room: r, identity: "bob").disconnected(at: r.dateCreated.addingTimeInterval(90))
@@ -97,8 +101,8 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.tracks(participantSID: gone.sid).isEmpty)
     }
 
-    @Test func participantByIdentityPrefersTheCurrentSession() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func participantByIdentityPrefersTheCurrentSession(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let r = room(1, status: .inProgress)
         let first = participant(1, room: r, identity: "alice").disconnected(at: r.dateCreated.addingTimeInterval(5))
         let current = participant(2, room: r, identity: "alice", status: .reconnecting)
@@ -113,8 +117,8 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.participant(roomSID: r.sid, sidOrIdentity: "nobody") == nil)
     }
 
-    @Test func latestRoomPrefersInProgressThenMostRecentEnded() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func latestRoomPrefersInProgressThenMostRecentEnded(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let old = room(1, name: "standup", status: .completed)
         let failed = room(2, name: "standup", status: .failed)
         let newest = room(3, name: "standup", status: .completed)
@@ -129,8 +133,8 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.latestRoom(uniqueName: "other") == nil)
     }
 
-    @Test func roomsAreListedNewestFirstWithFilters() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func roomsAreListedNewestFirstWithFilters(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let rooms = (0..<10).map { room($0, name: $0 % 2 == 0 ? "even" : "odd", status: $0 < 8 ? .completed : .inProgress) }
         for r in rooms.shuffled() { try await store.save(room: r) }
 
@@ -148,15 +152,15 @@ private func temporaryDirectory() throws -> URL {
         #expect(between.items.map(\.sid) == [5, 4, 3].map { rooms[$0].sid })
     }
 
-    @Test func sameSecondRoomsKeepInsertionOrder() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func sameSecondRoomsKeepInsertionOrder(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let rooms = (0..<3).map { room($0, createdAt: t0) }
         for r in rooms { try await store.save(room: r) }
         #expect(try await store.rooms().items.map(\.sid) == rooms.reversed().map(\.sid))
     }
 
-    @Test func pagingAtBoundaries() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func pagingAtBoundaries(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let rooms = (0..<7).map { room($0) }
         for r in rooms { try await store.save(room: r) }
         let newestFirst = rooms.reversed().map(\.sid)
@@ -180,12 +184,12 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.rooms(pageSize: 5_000).pageSize == 1_000)
         #expect(try await store.rooms(page: Int.max, pageSize: 1_000).items.isEmpty)
         // An empty database: one empty page.
-        let empty = try await HistoryStore(path: ":memory:").rooms()
+        let empty = try await kind.makeStore().rooms()
         #expect(empty.items.isEmpty && !empty.hasNextPage)
     }
 
-    @Test func participantsAreListedInJoinOrderWithFilters() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func participantsAreListedInJoinOrderWithFilters(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let r = room(1, status: .inProgress)
         let other = room(2, status: .inProgress)
         let people = (0..<5).map {
@@ -218,14 +222,14 @@ private func temporaryDirectory() throws -> URL {
         let carol = participant(3, room: live, identity: "carol").disconnected(at: live.dateCreated.addingTimeInterval(10))
         let dave = participant(4, room: done, identity: "dave").disconnected(at: done.endTime!)
         do {
-            let store = try HistoryStore(path: path)
+            let store = try SQLiteHistoryStore(path: path)
             try await store.save(room: live)
             try await store.save(room: done)
             for p in [alice, bob, carol, dave] { try await store.save(participant: p) }
         }  // the store (and its connections) is released here: the "server stopped"
 
         let restartedAt = live.dateCreated.addingTimeInterval(3_600)
-        let store = try HistoryStore(path: path)
+        let store = try SQLiteHistoryStore(path: path)
         let changed = try await store.markInterrupted(now: restartedAt)
         #expect(changed.roomSids == [live.sid.rawValue])
         #expect(changed.participantCount == 2)
@@ -246,13 +250,13 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.rooms(status: .inProgress).items.isEmpty)
 
         // A second restart changes nothing more.
-        let again = try await HistoryStore(path: path).markInterrupted(now: restartedAt.addingTimeInterval(60))
+        let again = try await SQLiteHistoryStore(path: path).markInterrupted(now: restartedAt.addingTimeInterval(60))
         #expect(again.roomSids.isEmpty && again.participantCount == 0)
         #expect(try await store.room(sid: live.sid.rawValue)?.endTime == restartedAt)
     }
 
     @Test func restartDeletesThePublicationsOfInterruptedParticipantsOnly() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try SQLiteHistoryStore(path: ":memory:")
         let live = room(1, status: .inProgress)
         let alice = participant(1, room: live, identity: "alice")
         let bob = participant(2, room: live, identity: "bob", status: .reconnecting)
@@ -275,20 +279,20 @@ private func temporaryDirectory() throws -> URL {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("history.sqlite").path
-        let first = try HistoryStore(path: path)
+        let first = try SQLiteHistoryStore(path: path)
         try await first.save(room: room(1))
         // Migrations already applied are skipped, also while another
         // store has the file open.
-        let second = try HistoryStore(path: path)
-        let third = try HistoryStore(path: path)
+        let second = try SQLiteHistoryStore(path: path)
+        let third = try SQLiteHistoryStore(path: path)
         #expect(try await second.rooms().items.count == 1)
         try await third.save(room: room(2))
         #expect(try await first.rooms().items.count == 2)
         #expect(second.path == path)
     }
 
-    @Test func everyStatusAndKindRoundTrips() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func everyStatusAndKindRoundTrips(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         for (n, status) in RoomStatus.allCases.enumerated() {
             try await store.save(room: room(n, status: status))
             #expect(try await store.room(sid: room(n).sid.rawValue)?.status == status)

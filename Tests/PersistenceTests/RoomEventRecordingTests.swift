@@ -17,11 +17,14 @@ import Testing
         return (url, url.appendingPathComponent("history.sqlite").path)
     }
 
-    @Test(arguments: [false, true])
-    func churnRecordsAreReadableAtOnce(onFile: Bool) async throws {
+    @Test(arguments: ["memory", "file", "postgres"])
+    func churnRecordsAreReadableAtOnce(database: String) async throws {
         let (directory, path) = try temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try HistoryStore(path: onFile ? path : ":memory:")
+        let store: any HistoryStore = switch database {
+        case "postgres": try await StoreKind.postgres.makeStore()
+        default: try SQLiteHistoryStore(path: database == "file" ? path : ":memory:")
+        }
         var service = RoomService(generator: SystemRandomNumberGenerator())
         let failures = FailureCount()
 
@@ -54,8 +57,8 @@ import Testing
         #expect(service.retainedSessionCount == 1)
     }
 
-    @Test func everyFieldOfRoomsRecordsRoundTrips() async throws {
-        let store = try HistoryStore(path: ":memory:")
+    @Test(arguments: StoreKind.allCases) func everyFieldOfRoomsRecordsRoundTrips(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let room = RoomRecord(
             sid: RoomSID(unchecked: "RM" + String(repeating: "1", count: 32)), uniqueName: "standup",
             maxParticipants: 7, emptyRoomTimeout: 2, unusedRoomTimeout: 9, statusCallback: "https://example.invalid/cb",

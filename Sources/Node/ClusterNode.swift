@@ -1,0 +1,178 @@
+import Foundation
+import Logging
+import Persistence
+import Rooms
+import Synchronization
+
+/// This node as a member of a cluster sharing one PostgreSQL database
+/// (PROTOCOL.md section 8): it heartbeats its state and load every
+/// ``heartbeatInterval``, places rooms (``locate(room:)``: the least-loaded
+/// live node that is not draining, atomically in the database) and keeps
+/// the placement table in step with its rooms' lives (``handle(_:)``).
+///
+/// `Sendable`: its mutable state is behind a `Mutex`; the rest is set once.
+public final class ClusterNode: RoomPlacement {
+    /// This process's ID in the node table: new at each start, so a node
+    /// that restarts is a new member and its old rooms are a dead node's.
+    public let id: String
+    /// How clients and other nodes reach this node's HTTP port (`--node-url`).
+    public let url: String
+    public let nodes: PostgresNodeTable
+    private let history: any HistoryStore
+    private let logger: Logger
+    private let load: @Sendable () async -> (participants: Int, rooms: Int)
+    private let draining = Atomic<Bool>(false)
+    private let changes: AsyncStream<PlacementChange>.Continuation
+    private let worker: Task<Void, Never>
+
+    /// PROTOCOL.md section 8: every 2 s.
+    public static let heartbeatInterval = Duration.seconds(2)
+
+    private enum PlacementChange {
+        case created(uniqueName: String, room: RoomSID)
+        case ended(uniqueName: String)
+    }
+
+    /// - Parameters:
+    ///   - load: the node's current participants and rooms in progress.
+    public init(
+        url: String, database: PostgresDatabase, history: any HistoryStore, logger: Logger,
+        load: @escaping @Sendable () async -> (participants: Int, rooms: Int)
+    ) {
+        id = "NO" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        self.url = url
+        nodes = PostgresNodeTable(database: database)
+        self.history = history
+        self.logger = logger
+        self.load = load
+        let (stream, changes) = AsyncStream.makeStream(of: PlacementChange.self)
+        self.changes = changes
+        let nodes = nodes, id = id
+        // In order, one at a time: a room's end never overtakes its creation.
+        worker = Task {
+            for await change in stream {
+                var backoff = Duration.milliseconds(200)
+                while !Task.isCancelled {
+                    do {
+                        switch change {
+                        case .created(let name, let room):
+                            try await nodes.roomCreated(uniqueName: name, roomSID: room.rawValue, nodeID: id)
+                        case .ended(let name):
+                            try await nodes.roomEnded(uniqueName: name, nodeID: id)
+                        }
+                        break
+                    } catch {
+                        logger.warning("cluster: placement update failed (\(error)); trying again")
+                        try? await Task.sleep(for: backoff)
+                        backoff = min(backoff * 2, .seconds(5))
+                    }
+                }
+            }
+        }
+    }
+
+    deinit {
+        changes.finish()
+        worker.cancel()
+    }
+
+    /// Whether the node is draining (`/readyz`, and no new room is placed here).
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Marks the node draining and says so in its next heartbeat, sent now.
+    public func startDraining() async {
+        draining.store(true, ordering: .relaxed)
+        try? await heartbeat()
+    }
+
+    /// One heartbeat: state, participants, rooms and CPU.
+    public func heartbeat() async throws {
+        let (participants, rooms) = await load()
+        try await nodes.heartbeat(
+            id: id, url: url, state: isDraining ? "draining" : "active", participants: participants, rooms: rooms,
+            cpu: cpu.sample())
+    }
+
+    private let cpu = ProcessCPU()
+
+    /// Heartbeats until cancelled; a failed one is logged and the next tried on time.
+    public func run() async {
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                try await heartbeat()
+                if failing { logger.notice("cluster: heartbeats reach the database again") }
+                failing = false
+            } catch {
+                if !failing { logger.warning("cluster: heartbeat failed: \(error)") }
+                failing = true
+            }
+            try? await Task.sleep(for: Self.heartbeatInterval)
+        }
+    }
+
+    // MARK: - Placement
+
+    public func locate(room: String) async -> RoomLocation {
+        var uniqueName = room
+        if RoomSID(validating: room) != nil {
+            // A SID names a room that exists: its unique name is its placement key.
+            guard let record = try? await history.room(sid: room) else { return .here }
+            guard record.status == .inProgress else { return .here }  // the join gets 53106 here
+            uniqueName = record.uniqueName
+        }
+        do {
+            guard let owner = try await nodes.place(uniqueName: uniqueName, preferring: id) else {
+                // No live active node: this one takes it unless it is draining.
+                return isDraining ? .unavailable : .here
+            }
+            return owner.id == id ? .here : .elsewhere(signalingURL: Self.signalingURL(nodeURL: owner.url))
+        } catch {
+            logger.warning("cluster: cannot place room '\(uniqueName)': \(error)")
+            return .unavailable
+        }
+    }
+
+    /// `ws://host:port/v1/signal` for `http://host:port` (wss for https).
+    public static func signalingURL(nodeURL: String) -> String {
+        var base = nodeURL
+        while base.hasSuffix("/") { base.removeLast() }
+        if base.hasPrefix("https://") { base = "wss://" + base.dropFirst("https://".count) }
+        else if base.hasPrefix("http://") { base = "ws://" + base.dropFirst("http://".count) }
+        return base + "/v1/signal"
+    }
+
+    /// Keeps the placement table in step with this node's rooms: a room
+    /// record in progress claims its name here, an ended one frees it.
+    /// Only enqueues (called on the room host's actor).
+    public func handle(_ events: [RoomEvent]) {
+        for event in events {
+            guard case .roomRecord(let room) = event else { continue }
+            if room.status == .inProgress {
+                changes.yield(.created(uniqueName: room.uniqueName, room: room.sid))  // an upsert: repeats are harmless
+            } else {
+                changes.yield(.ended(uniqueName: room.uniqueName))
+            }
+        }
+    }
+}
+
+/// This process's CPU use between two samples, in cores (1.0 = one core busy).
+final class ProcessCPU: Sendable {
+    private let last = Mutex<(wall: ContinuousClock.Instant, cpu: Double)?>(nil)
+
+    func sample() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+        let now = ContinuousClock.now
+        return last.withLock { last in
+            defer { last = (now, cpu) }
+            guard let previous = last else { return 0 }
+            let seconds = Double((now - previous.wall).components.seconds)
+                + Double((now - previous.wall).components.attoseconds) / 1e18
+            return seconds > 0 ? (cpu - previous.cpu) / seconds : 0
+        }
+    }
+}

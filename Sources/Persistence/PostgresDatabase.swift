@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// The cluster's shared PostgreSQL database (PROTOCOL.md section 8,
+/// `--db postgres://user:password@host:port/dbname`): one postgres-nio
+/// connection pool, run for as long as this object lives, with the schema
+/// brought up to date at ``connect(url:logger:)``.
+///
+/// `Sendable`: it holds a `PostgresClient` (itself `Sendable`, a pool) and
+/// the task that runs it.
+public final class PostgresDatabase: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    /// The URL without its password, for logs and errors.
+    public let displayURL: String
+    private let running: Task<Void, Never>
+
+    /// Connects, then runs the schema's migrations (``PostgresSchema``):
+    /// nodes starting at once take turns on an advisory lock, so each
+    /// migration runs once. Throws ``HistoryStoreError/badDatabaseURL(_:)``
+    /// for a URL it cannot read and ``HistoryStoreError/unreachable(url:reason:)``
+    /// when the database cannot be reached within `connectTimeout`.
+    public static func connect(
+        url: String, logger: Logger, connectTimeout: Duration = .seconds(5)
+    ) async throws -> PostgresDatabase {
+        let target = try Target(url: url)
+        let displayURL = Self.display(url)
+        // One direct connection first: it fails at once, with the reason
+        // (refused, unknown database, bad password), where the pool would
+        // retry for a minute; the migrations run on it.
+        do {
+            var options = PostgresConnection.Configuration.Options()
+            options.connectTimeout = .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000)
+            var direct = PostgresConnection.Configuration(
+                host: target.host, port: target.port, username: target.user, password: target.password,
+                database: target.database, tls: try target.directTLS)
+            direct.options = options
+            let connection = try await PostgresConnection.connect(configuration: direct, id: 0, logger: logger)
+            do {
+                try await PostgresSchema.migrate(connection, logger: logger)
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch {
+            throw HistoryStoreError.unreachable(url: displayURL, reason: Self.describe(error))
+        }
+        var configuration = PostgresClient.Configuration(
+            host: target.host, port: target.port, username: target.user, password: target.password,
+            database: target.database, tls: target.poolTLS)
+        configuration.options.connectTimeout = connectTimeout
+        return PostgresDatabase(configuration: configuration, displayURL: displayURL, logger: logger)
+    }
+
+    private init(configuration: PostgresClient.Configuration, displayURL: String, logger: Logger) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        self.displayURL = displayURL
+        running = Task { await client.run() }
+    }
+
+    /// Stops the pool; queries after this fail.
+    public func close() {
+        running.cancel()
+    }
+
+    deinit {
+        running.cancel()
+    }
+
+    /// The schema versions this build knows, oldest first.
+    public static var schemaVersions: [Int] { PostgresSchema.migrations.map(\.version) }
+
+    /// The schema versions applied to the database, oldest first.
+    public func appliedMigrations() async throws -> [Int] {
+        var versions: [Int] = []
+        for try await version in try await client.query(
+            "SELECT version FROM vroom_migrations ORDER BY version", logger: logger
+        ).decode(Int.self) {
+            versions.append(version)
+        }
+        return versions
+    }
+
+    /// A `postgres://` (or `postgresql://`) URL, read.
+    /// `?sslmode=disable|prefer|require` picks TLS (default `prefer`, as libpq).
+    struct Target {
+        var host: String
+        var port: Int
+        var user: String
+        var password: String?
+        var database: String
+        var sslmode: String
+
+        init(url: String) throws {
+            guard let parts = URLComponents(string: url), let scheme = parts.scheme,
+                  ["postgres", "postgresql"].contains(scheme.lowercased())
+            else {
+                throw HistoryStoreError.badDatabaseURL("'\(display(url))' is not a postgres:// URL")
+            }
+            guard let host = parts.host, !host.isEmpty else {
+                throw HistoryStoreError.badDatabaseURL("'\(display(url))' names no host")
+            }
+            guard let user = parts.user, !user.isEmpty else {
+                throw HistoryStoreError.badDatabaseURL("'\(display(url))' names no user")
+            }
+            let name = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
+            guard !name.isEmpty, !name.contains("/") else {
+                throw HistoryStoreError.badDatabaseURL("'\(display(url))' names no database (…/dbname)")
+            }
+            sslmode = parts.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
+            guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(sslmode) else {
+                throw HistoryStoreError.badDatabaseURL("sslmode '\(sslmode)' is not disable, prefer or require")
+            }
+            self.host = host
+            port = parts.port ?? 5432
+            self.user = user.removingPercentEncoding ?? user
+            password = parts.password?.removingPercentEncoding
+            database = name.removingPercentEncoding ?? name
+        }
+
+        var poolTLS: PostgresClient.Configuration.TLS {
+            switch sslmode {
+            case "disable": .disable
+            case "require", "verify-ca", "verify-full": .require(.makeClientConfiguration())
+            default: .prefer(.makeClientConfiguration())
+            }
+        }
+
+        var directTLS: PostgresConnection.Configuration.TLS {
+            get throws {
+                switch sslmode {
+                case "disable": .disable
+                case "require", "verify-ca", "verify-full": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                }
+            }
+        }
+    }
+
+    /// The URL with its password masked.
+    static func display(_ url: String) -> String {
+        guard var parts = URLComponents(string: url), parts.password != nil else { return url }
+        parts.password = "****"
+        return parts.string ?? url
+    }
+
+    /// One line for a connection failure: the server's message when there is one.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    /// Whether a failed statement may work when tried again: the connection
+    /// failed, not the statement.
+    static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return true }
+        return error.code != .server
+    }
+}

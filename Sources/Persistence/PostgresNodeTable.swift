@@ -1,0 +1,124 @@
+import Foundation
+import PostgresNIO
+
+/// The cluster's nodes and which one owns each room (PROTOCOL.md section 8),
+/// in the shared PostgreSQL database: each node's row carries its URL,
+/// state and load, refreshed by its heartbeat; a room's placement row names
+/// its owner. Time is the database's (`now()`), so nodes' clocks need not agree.
+///
+/// `Sendable`: it holds only the `Sendable` database.
+public struct PostgresNodeTable: Sendable {
+    public let database: PostgresDatabase
+
+    /// A node silent this long is dead (PROTOCOL.md section 8: 10 s).
+    public static let deadAfterSeconds = 10
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    /// A node as the table knows it.
+    public struct NodeRow: Sendable, Equatable {
+        public var id: String
+        public var url: String
+        public var state: String
+        public var participants: Int
+        public var rooms: Int
+        public var cpu: Double
+        /// Heard from within ``PostgresNodeTable/deadAfterSeconds``.
+        public var live: Bool
+    }
+
+    /// A node's heartbeat: inserts its row the first time, then updates it.
+    public func heartbeat(id: String, url: String, state: String, participants: Int, rooms: Int, cpu: Double) async throws {
+        try await database.client.query(
+            """
+            INSERT INTO node (id, url, state, participants, rooms, cpu)
+            VALUES (\(id), \(url), \(state), \(participants), \(rooms), \(cpu))
+            ON CONFLICT (id) DO UPDATE SET url = excluded.url, state = excluded.state,
+                participants = excluded.participants, rooms = excluded.rooms, cpu = excluded.cpu,
+                heartbeat_at = now()
+            """, logger: database.logger)
+    }
+
+    /// Every node the table holds, live or not, by ID.
+    public func nodes() async throws -> [NodeRow] {
+        try await database.client.query(
+            """
+            SELECT id, url, state, participants, rooms, cpu,
+                heartbeat_at > now() - make_interval(secs => \(Self.deadAfterSeconds)) AS live
+            FROM node ORDER BY id
+            """, logger: database.logger
+        ).collect().map(Self.node)
+    }
+
+    /// The node that owns the room of this unique name, placing it first when
+    /// nobody does, or when its owner is dead: on the least-loaded live
+    /// `active` node (load: participants plus placed rooms, then CPU; ties
+    /// go to `preferring`, then by ID). One transaction, and the unique name
+    /// is the placement table's key, so two nodes never both own a room.
+    /// Nil when no live active node exists.
+    public func place(uniqueName: String, preferring: String) async throws -> NodeRow? {
+        try await database.client.withTransaction(logger: database.logger) { connection in
+            let current = try await connection.query(
+                """
+                SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu,
+                    n.heartbeat_at > now() - make_interval(secs => \(Self.deadAfterSeconds)) AS live
+                FROM room_placement p JOIN node n ON n.id = p.node_id
+                WHERE p.unique_name = \(uniqueName) FOR UPDATE OF p
+                """, logger: database.logger
+            ).collect().map(Self.node).first
+            if let current, current.live { return current }
+            guard let target = try await connection.query(
+                """
+                SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu, TRUE AS live
+                FROM node n
+                WHERE n.state = 'active' AND n.heartbeat_at > now() - make_interval(secs => \(Self.deadAfterSeconds))
+                ORDER BY n.participants + (SELECT count(*) FROM room_placement p WHERE p.node_id = n.id),
+                    n.cpu, (n.id = \(preferring)) DESC, n.id
+                LIMIT 1
+                """, logger: database.logger
+            ).collect().map(Self.node).first else { return nil }
+            let inserted = try await connection.query(
+                """
+                INSERT INTO room_placement (unique_name, node_id) VALUES (\(uniqueName), \(target.id))
+                ON CONFLICT (unique_name) DO UPDATE SET node_id = excluded.node_id, room_sid = NULL, placed_at = now()
+                    WHERE room_placement.node_id NOT IN (
+                        SELECT id FROM node WHERE heartbeat_at > now() - make_interval(secs => \(Self.deadAfterSeconds)))
+                RETURNING node_id
+                """, logger: database.logger
+            ).collect()
+            if !inserted.isEmpty { return target }
+            // Placed by another node since the first read: theirs stands.
+            return try await connection.query(
+                """
+                SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu, TRUE AS live
+                FROM room_placement p JOIN node n ON n.id = p.node_id WHERE p.unique_name = \(uniqueName)
+                """, logger: database.logger
+            ).collect().map(Self.node).first
+        }
+    }
+
+    /// Records the SID of the room a placement became (its owner created it).
+    public func roomCreated(uniqueName: String, roomSID: String, nodeID: String) async throws {
+        try await database.client.query(
+            """
+            INSERT INTO room_placement (unique_name, node_id, room_sid) VALUES (\(uniqueName), \(nodeID), \(roomSID))
+            ON CONFLICT (unique_name) DO UPDATE SET room_sid = excluded.room_sid
+                WHERE room_placement.node_id = excluded.node_id
+            """, logger: database.logger)
+    }
+
+    /// Forgets the placement of a room that ended on its owner.
+    public func roomEnded(uniqueName: String, nodeID: String) async throws {
+        try await database.client.query(
+            "DELETE FROM room_placement WHERE unique_name = \(uniqueName) AND node_id = \(nodeID)",
+            logger: database.logger)
+    }
+
+    private static func node(_ row: PostgresRow) throws -> NodeRow {
+        let (id, url, state, participants, rooms, cpu, live) = try row.decode(
+            (String, String, String, Int, Int, Double, Bool).self)
+        return NodeRow(id: id, url: url, state: state, participants: participants, rooms: rooms, cpu: cpu, live: live)
+    }
+}

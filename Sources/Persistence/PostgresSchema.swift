@@ -1,0 +1,137 @@
+import Logging
+import PostgresNIO
+
+/// The cluster database's tables, created and upgraded at start by
+/// ``migrate(_:)``. Each migration runs once per database: applied ones are
+/// recorded in `vroom_migrations`, and a node starting beside another waits
+/// on a transaction-scoped advisory lock instead of running them twice. New
+/// columns go in NEW migrations; never edit a shipped one.
+///
+/// The history tables mirror the SQLite ones (``HistorySchema``) with a
+/// `seq` column standing for SQLite's `rowid` (insertion order breaks ties
+/// in lists). No foreign keys, for the same reason as there: a participant
+/// may be written before its room.
+enum PostgresSchema {
+    /// pg_advisory_xact_lock's key for migrations: any constant of ours.
+    static let migrationLock: Int64 = 0x5652_4F4F_4D00_0001
+
+    static let migrations: [(version: Int, name: String, statements: [String])] = [
+        (1, "rooms, participants, published tracks", [
+            """
+            CREATE TABLE room (
+                seq BIGSERIAL NOT NULL,
+                sid TEXT PRIMARY KEY,
+                unique_name TEXT NOT NULL,
+                status TEXT NOT NULL,
+                type TEXT NOT NULL,
+                max_participants BIGINT NOT NULL,
+                empty_room_timeout BIGINT NOT NULL,
+                unused_room_timeout BIGINT NOT NULL,
+                status_callback TEXT,
+                status_callback_method TEXT NOT NULL,
+                date_created BIGINT NOT NULL,
+                date_updated BIGINT NOT NULL,
+                end_time BIGINT,
+                duration BIGINT
+            )
+            """,
+            "CREATE INDEX room_by_unique_name ON room(unique_name, date_created)",
+            "CREATE INDEX room_by_status ON room(status, date_created)",
+            "CREATE INDEX room_by_date_created ON room(date_created, seq)",
+            """
+            CREATE TABLE participant (
+                seq BIGSERIAL NOT NULL,
+                sid TEXT PRIMARY KEY,
+                room_sid TEXT NOT NULL,
+                identity TEXT NOT NULL,
+                name TEXT,
+                status TEXT NOT NULL,
+                date_created BIGINT NOT NULL,
+                date_updated BIGINT NOT NULL,
+                start_time BIGINT NOT NULL,
+                end_time BIGINT,
+                duration BIGINT,
+                end_reason TEXT
+            )
+            """,
+            "CREATE INDEX participant_by_room ON participant(room_sid, date_created, seq)",
+            "CREATE INDEX participant_by_identity ON participant(room_sid, identity)",
+            "CREATE INDEX participant_by_status ON participant(status)",
+            """
+            CREATE TABLE published_track (
+                seq BIGSERIAL NOT NULL,
+                sid TEXT PRIMARY KEY,
+                participant_sid TEXT NOT NULL,
+                room_sid TEXT NOT NULL,
+                name TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                enabled BOOLEAN NOT NULL,
+                publisher_enabled BOOLEAN NOT NULL,
+                mid TEXT NOT NULL,
+                date_created BIGINT NOT NULL,
+                date_updated BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX published_track_by_participant ON published_track(participant_sid, date_created, seq)",
+        ]),
+        (2, "nodes and room placement", [
+            // One row per node process (a restarted node is a new row): how
+            // to reach it, its state and load, and when it last said so, in
+            // the database's clock so that nodes' clocks need not agree.
+            """
+            CREATE TABLE node (
+                id TEXT PRIMARY KEY,
+                url TEXT NOT NULL,
+                state TEXT NOT NULL,
+                participants BIGINT NOT NULL,
+                rooms BIGINT NOT NULL,
+                cpu DOUBLE PRECISION NOT NULL,
+                started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                heartbeat_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            // Which node owns a room, by unique name: the primary key makes
+            // placement atomic (two nodes never both own one name).
+            // `room_sid` is set once the owner has created the room.
+            """
+            CREATE TABLE room_placement (
+                unique_name TEXT PRIMARY KEY,
+                node_id TEXT NOT NULL,
+                room_sid TEXT,
+                placed_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX room_placement_by_node ON room_placement(node_id)",
+            "CREATE INDEX room_placement_by_room ON room_placement(room_sid)",
+        ]),
+    ]
+
+    /// Brings the schema up to date, in one transaction (PostgreSQL's DDL is
+    /// transactional: a failure leaves the database as it was).
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS vroom_migrations (
+                    version BIGINT PRIMARY KEY, name TEXT NOT NULL,
+                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+                """, logger: logger)
+            var applied = Set<Int>()
+            for try await version in try await connection.query(
+                "SELECT version FROM vroom_migrations", logger: logger
+            ).decode(Int.self) {
+                applied.insert(version)
+            }
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO vroom_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
+                    logger: logger)
+                logger.info("database: applied migration \(migration.version) (\(migration.name))")
+            }
+        }
+    }
+}
