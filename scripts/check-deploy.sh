@@ -1,17 +1,44 @@
 #!/usr/bin/env bash
-# Static checks of deploy/ (there is no Docker engine on the build machines):
+# Static checks of deploy/ (there is no Docker engine or Kubernetes cluster on
+# the build machines):
 # - the Dockerfile's stages, COPY sources and --from references are consistent;
+# - the build stage copies every target path Package.swift declares (from
+#   `swift package dump-package`) to where `swift build` looks for it
+#   (scripts/check_deploy/dockerfile_targets.py);
+# - hadolint finds nothing in the Dockerfile (rules ignored inline, with why);
 # - every Debian shared library the built vroom-server links directly is installed in
 #   the runtime stage (Swift's runtime is linked statically there);
 # - the systemd unit passes `systemd-analyze verify` (bar the binary not
 #   being installed on this machine);
 # - the sample config loads (`vroom-server check-config`);
+# - deploy/compose.yaml validates against the Compose Specification's JSON
+#   schema and is a consistent cluster (scripts/check_deploy/compose.py);
+# - every manifest in deploy/k8s/ validates against Kubernetes' schemas
+#   (kubernetes-validate --strict), and they fit each other and the server's
+#   config: grace period, probes, ports, secrets (scripts/check_deploy/k8s.py);
 # - deploy/prometheus.yml and deploy/grafana/vroom-dashboard.json parse, and every
 #   metric the dashboard queries is exported by a dev server's live /metrics.
+# The tools (hadolint, kubernetes-validate, the Compose schema, jsonschema,
+# PyYAML) are in .build-venv-deploy/, made by scripts/check_deploy/setup.sh
+# (which scripts/bootstrap.sh runs; run here too, it returns at once when done).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
 bin="${1:-$(swift build --show-bin-path)/vroom-server}"
 [ -x "$bin" ] || { echo "check-deploy: build vroom-server first ($bin)" >&2; exit 2; }
+tools=$(scripts/check_deploy/setup.sh) || { echo "check-deploy: could not install the tools (scripts/check_deploy/setup.sh)" >&2; exit 1; }
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
 python3 - "$bin" <<'PY'
 import re, subprocess, sys, os
@@ -78,6 +105,16 @@ print(f'check-deploy: Dockerfile: {len(stages)} stages; runtime installs {sorted
 sys.exit(1 if problems else 0)
 PY
 
+swift package dump-package >"$work/package.json"
+python3 scripts/check_deploy/dockerfile_targets.py "$work/package.json" deploy/Dockerfile
+
+if ! "$tools/hadolint" deploy/Dockerfile; then
+  echo "check-deploy: hadolint $("$tools/hadolint" --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+') reports the lines above in deploy/Dockerfile;"
+  echo "  fix them, or ignore a rule on its line with '# hadolint ignore=DLxxxx' and a comment saying why"
+  exit 1
+fi
+echo "check-deploy: deploy/Dockerfile: hadolint $("$tools/hadolint" --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+') finds nothing"
+
 if command -v systemd-analyze >/dev/null; then
   out=$(systemd-analyze verify deploy/vroom-server.service 2>&1 | grep -v 'vroom-server is not executable' || true)
   if [ -n "$out" ]; then echo "$out"; echo "check-deploy: systemd unit has problems"; exit 1; fi
@@ -89,20 +126,23 @@ fi
 "$bin" check-config --config deploy/vroom.json --api-key check --api-secret check >/dev/null
 echo "check-deploy: deploy/vroom.json loads"
 
+# The cluster: deploy/compose.yaml (Docker) and deploy/k8s/ (Kubernetes).
+"$tools/python" scripts/check_deploy/compose.py deploy/compose.yaml
+mapfile -t manifests < <(find deploy/k8s -name '*.yaml' | sort)
+# The oldest Kubernetes the manifests aim at and the newest whose schemas the
+# pinned kubernetes-validate bundles (it needs no cluster and no network).
+for version in 1.30.0 1.37.0; do
+  if ! "$tools/kubernetes-validate" --strict --quiet --kubernetes-version "$version" "${manifests[@]}"; then
+    echo "check-deploy: deploy/k8s: a manifest does not validate against Kubernetes $version's schemas (above)"
+    exit 1
+  fi
+done
+echo "check-deploy: deploy/k8s: ${#manifests[@]} files validate against Kubernetes 1.30 and 1.37 schemas (strict: no unknown fields)"
+"$tools/python" scripts/check_deploy/k8s.py "$bin" deploy/k8s
+
 # Observability: deploy/prometheus.yml and deploy/grafana/vroom-dashboard.json
 # parse, and every metric the dashboard queries is one a live dev server
 # exports (its GET /metrics, started here on kernel-chosen loopback ports).
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$server_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
 "$bin" --dev --http-port 0 --rtc-port 0 --rtc-workers 1 --db "$work/v.sqlite" >"$work/server.log" 2>&1 &
 server_pid=$!
 port=""
@@ -113,7 +153,7 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 [ -n "$port" ] || { tail -n 20 "$work/server.log"; echo "check-deploy: the dev server did not start"; exit 1; }
-python3 - "http://127.0.0.1:$port/metrics" <<'PY'
+"$tools/python" - "http://127.0.0.1:$port/metrics" <<'PY'
 import json, re, sys, urllib.request
 try:
     import yaml
