@@ -14,8 +14,12 @@ import NIOCore
 /// (q/h/f from a 1280x720 capture, PROTOCOL.md section 7). The page sends
 /// each remote video's tile size as `setContentPreferences`, shows
 /// `trackSwitchedOff`, and pauses the layers `publisherLayers` leaves out.
+/// In a cluster (PROTOCOL.md 8) it follows `redirect` (at most 3 times) and
+/// `reconnect` (resumes at the new node with its sessionToken, on new
+/// PeerConnections).
 /// It exposes `window.vroom` (`pcPub`, `pcSub`, `published`, `remote`,
-/// `events`, `errors`, the simulcast state: `simulcastAccepted`,
+/// `events`, `errors`, `signalURL`, `redirects`, `moves`, `sessionToken`,
+/// the simulcast state: `simulcastAccepted`,
 /// `contentPreferences`, `switchedOff`, `publisherLayers`; `join()`,
 /// `leave()`, `setTrackEnabled(kind, enabled)`, `senderEncodings()`,
 /// `handleMessage(message)`, and `summary()`: the getStats numbers the

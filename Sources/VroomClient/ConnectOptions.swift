@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import NIOCore
 
 /// How to join a room: `Room.connect(to:options:delegate:)`.
@@ -29,8 +30,19 @@ public struct ConnectOptions: Sendable {
     /// Without a valid ICE check answer for this long the media connection
     /// counts as lost and the SDK restarts ICE (RFC 7675 says 30 s).
     public var iceConsentTimeout: Duration = .seconds(30)
-    /// How long to wait for `joined` before failing with 53000.
+    /// How long to wait for `joined` before failing with 53000 (redirects included).
     public var connectTimeout: Duration = .seconds(15)
+    /// More servers to resume at, as base URLs like `Room.connect(to:)`'s.
+    ///
+    /// When the signaling connection drops, the session resumes within the
+    /// reconnect window (PROTOCOL.md 3.6), trying in turn, each attempt at
+    /// the next: the node the room was last joined on (or that a
+    /// `reconnect` named), the URL given to `connect`, then these. A
+    /// cluster behind a load balancer needs none: the balancer sends the
+    /// resume to a live node. Without one, name a few nodes, so that a
+    /// session whose node died can resume on another. The first join does
+    /// not use them; it follows the server's redirects (at most 3).
+    public var fallbackURLs: [URL] = []
     /// Send media to this address instead of the server's candidate
     /// ("host:port"; tests route media through an impairment relay).
     public var mediaServerAddressOverride: String?

@@ -26,7 +26,15 @@ public final class Room: Sendable {
     /// `url` (its base URL, e.g. `http://127.0.0.1:7880`; `https` means `wss`).
     /// Returns at once in `.connecting`; the delegate then hears
     /// `roomDidConnect` or `roomDidFailToConnect` (53000 when the server
-    /// cannot be reached, else the server's code).
+    /// cannot be reached or redirects more than 3 times, else the server's
+    /// code).
+    ///
+    /// In a cluster (PROTOCOL.md 8) the join follows the server's
+    /// `redirect` to the node that owns the room. When that node drains,
+    /// the room moves: the delegate hears `roomIsReconnecting` (53001),
+    /// the session resumes on the new node with new media connections,
+    /// then `roomDidReconnect`; the same happens when the node dies and
+    /// the session resumes elsewhere (see `ConnectOptions.fallbackURLs`).
     public static func connect(to url: URL, options: ConnectOptions, delegate: (any RoomDelegate)? = nil) -> Room {
         let group = options.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         let core = RoomCore(url: url, options: options, eventLoop: group.next())
@@ -41,6 +49,10 @@ public final class Room: Sendable {
     /// `RM…`, once connected.
     public var sid: String? { core.shared.withLock { $0.sid } }
     public var localParticipant: LocalParticipant? { core.shared.withLock { $0.localParticipant } }
+    /// The signaling URL (`ws://host:port/v1/signal`) of the node the room
+    /// was last joined through: after redirects and moves, where the
+    /// session lives. nil until connected.
+    public var signalingURL: URL? { core.shared.withLock { $0.signalingURL }.flatMap { URL(string: $0) } }
     /// In the order they joined.
     public var remoteParticipants: [RemoteParticipant] { core.shared.withLock { $0.remoteParticipants } }
 

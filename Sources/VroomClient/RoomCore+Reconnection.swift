@@ -1,10 +1,13 @@
 import NIOCore
 
 extension RoomCore {
-    /// The signaling socket dropped after `joined`: tell the app (53001),
-    /// then try to resume until the reconnect window closes. Media keeps
-    /// flowing meanwhile: it does not go through the socket.
-    func beginSignalingReconnect() {
+    /// The signaling socket dropped after `joined` (or the room moves):
+    /// tell the app (53001), then try to resume until the reconnect window
+    /// closes, at the URLs of `SignalingRoute.resumeURLs` in turn. Media
+    /// keeps flowing meanwhile: it does not go through the socket.
+    /// `immediately`: the first attempt without a backoff (a `reconnect`
+    /// names where to go; nothing is down).
+    func beginSignalingReconnect(_ error: VideoError = .signalingConnectionDisconnected, immediately: Bool = false) {
         pinger?.cancel()
         pinger = nil
         if reconnectDeadline == nil {
@@ -13,15 +16,22 @@ extension RoomCore {
         }
         if shared.withLock({ $0.state }) == .connected {
             setState(.reconnecting)
-            emit(.reconnecting(.signalingConnectionDisconnected))
+            emit(.reconnecting(error))
         }
-        scheduleReconnectAttempt()
+        scheduleReconnectAttempt(immediately: immediately)
     }
 
+    /// A resume attempt whose WebSocket is not open after this long is
+    /// given up for the next URL: a dead host answers no SYN, and NIO
+    /// would wait 10 s for it, a third of the reconnect window; a live
+    /// node on a LAN or over the Internet opens in well under a second.
+    static let socketOpenTimeout = TimeAmount.seconds(5)
+
     /// Backoff 0.25, 0.5, 1, 2, 2… s; a window missed ends the room with 53001.
-    func scheduleReconnectAttempt() {
+    func scheduleReconnectAttempt(immediately: Bool = false) {
         guard let deadline = reconnectDeadline else { return }
-        let delay = TimeAmount.milliseconds(min(2000, 250 << min(reconnectAttempts, 3))) + reconnectHold
+        let backoff = TimeAmount.milliseconds(min(2000, 250 << min(reconnectAttempts, 3)))
+        let delay = (immediately ? .zero : backoff) + reconnectHold
         reconnectHold = .zero
         reconnectAttempts += 1
         guard NIODeadline.now() + delay < deadline else {
@@ -30,8 +40,18 @@ extension RoomCore {
         }
         eventLoop.scheduleTask(in: delay) {
             guard !self.isFinished, self.channel == nil else { return }
-            self.logger.info("resuming the session (attempt \(self.reconnectAttempts))")
+            let url = self.route.nextResumeURL()
+            self.logger.info("resuming the session at \(url) (attempt \(self.reconnectAttempts))")
             self.openChannel()
+            let generation = self.channelGeneration
+            self.eventLoop.scheduleTask(in: Self.socketOpenTimeout) {
+                guard generation == self.channelGeneration, !self.channelIsOpen, !self.isFinished else { return }
+                self.logger.warning("\(url) did not open in \(Self.socketOpenTimeout.nanoseconds / 1_000_000_000) s: trying the next URL")
+                self.channelGeneration += 1
+                self.channel?.abort()
+                self.channel = nil
+                self.scheduleReconnectAttempt()
+            }
         }
     }
 

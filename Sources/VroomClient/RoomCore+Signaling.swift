@@ -3,13 +3,15 @@ import NIOCore
 extension RoomCore {
     // MARK: The WebSocket
 
-    /// Opens a new signaling socket; callbacks of older sockets are ignored.
+    /// Opens a new signaling socket to `route.current`; callbacks of
+    /// older sockets are ignored.
     func openChannel() {
         channelGeneration += 1
+        channelIsOpen = false
         let generation = channelGeneration
         let loop = eventLoop
         channel = SignalingChannel(
-            url: signalingURL, token: options.token, eventLoopGroup: loop, logger: logger,
+            url: route.current, token: options.token, eventLoopGroup: loop, logger: logger,
             callbacks: .init(
                 onOpen: { loop.execute { self.channelOpened(generation) } },
                 onText: { text in loop.execute { self.channelReceived(text, generation) } },
@@ -18,6 +20,7 @@ extension RoomCore {
 
     func channelOpened(_ generation: Int) {
         guard generation == channelGeneration, !isFinished else { return }
+        channelIsOpen = true
         lastServerFrame = .now()
         let id = nextRequestID("join-")
         joinRequestID = id
@@ -150,10 +153,9 @@ extension RoomCore {
             }
             end(with: VideoError(code: code, message: message))
         case .redirect(let url):
-            logger.info("redirected to \(url)")
-            signalingURL = url
-            channel?.close()
-            openChannel()
+            followRedirect(to: url)
+        case .reconnect(let url):
+            move(to: url)
         case .trackSwitchedOff(let trackSid, let reason):
             guard let (participant, track) = remoteVideoTrack(sid: trackSid) else { return }
             let known = reason.flatMap(TrackSwitchOffReason.init(rawValue:))
@@ -210,6 +212,53 @@ extension RoomCore {
         logger.warning("server error \(error) for request \(id ?? "-")")
     }
 
+    // MARK: Several nodes (PROTOCOL.md 8)
+
+    /// `redirect`: the room lives on another node; join there with the
+    /// same token, at most `SignalingRoute.maximumRedirects` times.
+    func followRedirect(to url: String) {
+        guard !isJoined else {
+            logger.warning("ignored a redirect to \(url) after joined")
+            return
+        }
+        switch route.redirect(to: url) {
+        case .follow(let next):
+            logger.info("redirected to \(next) (\(route.redirects) of \(SignalingRoute.maximumRedirects))")
+            channel?.close()
+            openChannel()
+        case .refuse(let error):
+            logger.warning("\(error)")
+            if hasConnectedOnce {
+                // A resume attempt: the server closes this socket, and the
+                // next attempt starts over (`channelClosed`).
+                channel?.close()
+            } else {
+                failToConnect(error)
+            }
+        }
+    }
+
+    /// `reconnect`: the room moves to another node (a drain). Resume there
+    /// at once with the session token; the new node has new PeerConnections,
+    /// which the media engine sees as a new DTLS fingerprint in its
+    /// `publishAnswer` and `subscribeOffer` and so connects afresh.
+    func move(to url: String) {
+        guard isJoined else {
+            logger.warning("ignored a reconnect to \(url) before joined")
+            return
+        }
+        logger.info("the room moves to \(url): resuming there")
+        route.move(to: url)
+        // The old socket is done with: its close is not a drop.
+        channelGeneration += 1
+        channel?.close()
+        channel = nil
+        isJoined = false
+        beginSignalingReconnect(
+            VideoError(code: 53001, message: "Signaling connection disconnected: the room moves to another server"),
+            immediately: true)
+    }
+
     /// The room ended for this participant: the server said so, or a resume was refused.
     func end(with error: VideoError) {
         serverEnded = true
@@ -221,6 +270,12 @@ extension RoomCore {
     func didJoin(_ joined: ServerSignal.Joined) {
         joinRequestID = nil
         isJoined = true
+        route.joined()
+        if hasConnectedOnce {
+            // A publish sent on the old socket is never answered; the offer
+            // below describes every track again (PROTOCOL.md 3.2).
+            publishRequestID = nil
+        }
         sessionToken = joined.sessionToken
         reconnectWindow = .seconds(Int64(joined.reconnectWindowSeconds))
         reconnectDeadline = nil
@@ -232,6 +287,7 @@ extension RoomCore {
         shared.withLock {
             $0.sid = joined.roomSid
             $0.name = joined.roomName
+            $0.signalingURL = route.home
         }
         if firstTime {
             let local = LocalParticipant(sid: joined.participantSid, identity: joined.identity, core: self)

@@ -17,6 +17,8 @@ final class RoomCore: @unchecked Sendable, SystemNotificationObserver {
         var sid: String?
         var localParticipant: LocalParticipant?
         var remoteParticipants: [RemoteParticipant] = []
+        /// The signaling URL of the node the session last joined through.
+        var signalingURL: String?
         weak var delegate: (any RoomDelegate)?
         weak var room: Room?
     }
@@ -26,11 +28,13 @@ final class RoomCore: @unchecked Sendable, SystemNotificationObserver {
     let eventLoop: any EventLoop
     let options: ConnectOptions
     let logger: Logger
-    var signalingURL: String
+    var route: SignalingRoute
 
     // Signaling.
     var channel: SignalingChannel?
     var channelGeneration = 0
+    /// The current socket's WebSocket handshake is done.
+    var channelIsOpen = false
     var joinRequestID: String?
     var isJoined = false
     var hasConnectedOnce = false
@@ -71,7 +75,8 @@ final class RoomCore: @unchecked Sendable, SystemNotificationObserver {
         self.options = options
         self.eventLoop = eventLoop
         self.shared = Mutex(Shared(name: options.roomName ?? ""))
-        self.signalingURL = Self.signalingURL(for: url)
+        self.route = SignalingRoute(
+            origin: Self.signalingURL(for: url), fallbacks: options.fallbackURLs.map(Self.signalingURL(for:)))
         var logger = Logger(label: "vroom.client")
         logger[metadataKey: "room"] = "\(options.roomName ?? "-")"
         self.logger = logger

@@ -126,7 +126,8 @@ extension ServerSignal {
             var message: String?
         }
 
-        struct Redirect: Decodable {
+        /// `redirect` and `reconnect`: another node's signaling URL.
+        struct NodeURL: Decodable {
             var url: String
         }
 

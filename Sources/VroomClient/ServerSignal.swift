@@ -69,7 +69,12 @@ enum ServerSignal: Sendable {
     /// The RIDs of our track that some subscriber needs.
     case publisherLayers(trackSid: String, active: [String])
     case disconnected(code: Int, message: String)
+    /// PROTOCOL.md 8: the room lives on another node; join at `url`
+    /// (a `ws://…/v1/signal` URL) with the same token. The socket closes.
     case redirect(url: String)
+    /// PROTOCOL.md 8: the room moves to another node (a drain); resume at
+    /// `url` with the session token, and renegotiate media there.
+    case reconnect(url: String)
     /// A type this SDK does not know (forward compatible: ignored).
     case unknown(type: String)
 
@@ -151,7 +156,8 @@ enum ServerSignal: Sendable {
         case "disconnected":
             let m = try decode(Wire.Disconnected.self)
             self = .disconnected(code: m.code, message: m.message ?? "")
-        case "redirect": self = .redirect(url: try decode(Wire.Redirect.self).url)
+        case "redirect": self = .redirect(url: try decode(Wire.NodeURL.self).url)
+        case "reconnect": self = .reconnect(url: try decode(Wire.NodeURL.self).url)
         case "trackSwitchedOff":
             let m = try decode(Wire.TrackSwitch.self)
             self = .trackSwitchedOff(trackSid: m.trackSid, reason: m.reason)

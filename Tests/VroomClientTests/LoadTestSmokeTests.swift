@@ -49,6 +49,8 @@ extension ClientProcessTests {
         #expect(participants["joined"] as? Int == 3)
         #expect(participants["failed"] as? Int == 0)
         #expect(participants["disconnected"] as? Int == 0)
+        // One node: everyone on the server's own address (issue 14's per-node count).
+        #expect(participants["perNode"] as? [String: Int] == ["127.0.0.1:\(port)": 3], "\(participants)")
 
         let tracks = try #require(report["tracks"] as? [[String: Any]])
         #expect(tracks.count == 2, "one audio and one video track")

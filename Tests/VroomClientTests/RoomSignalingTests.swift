@@ -159,6 +159,8 @@ extension ClientProcessTests {
         try await bob.wait(for: "bob connected") { $0.name == "connected" }
         try await alice.wait(for: "alice sees bob") { $0.name == "participantConnected(bob)" }
         let sid = alice.room.localParticipant?.sid
+        let node = URL(string: "ws://127.0.0.1:\(harness.port)/v1/signal")
+        #expect(alice.room.signalingURL == node, "one node: where connect pointed")
 
         alice.room.core.dropSignaling(holdingReconnectFor: .milliseconds(500))
         try await alice.wait(for: "reconnecting") { $0.name == "reconnecting(53001)" }
@@ -167,6 +169,7 @@ extension ClientProcessTests {
         try await alice.wait(for: "reconnected") { $0.name == "reconnected" }
         #expect(alice.room.state == .connected)
         #expect(alice.room.localParticipant?.sid == sid, "same participant after a resume")
+        #expect(alice.room.signalingURL == node, "resumed where it joined")
         try await bob.wait(for: "bob sees alice back") { $0.name == "participantReconnected(alice)" }
         #expect(bob.count("participantDisconnected(alice)") == 0)
 

@@ -93,10 +93,28 @@ import Testing
             (#"{"type":"dominantSpeaker","participantSid":null}"#, "dominantSpeaker(participantSid: nil)"),
             (#"{"type":"dominantSpeaker","participantSid":"\#(p)"}"#, #"dominantSpeaker(participantSid: Optional("\#(p)"))"#),
             (#"{"type":"redirect","url":"ws://127.0.0.1:1/v1/signal"}"#, #"redirect(url: "ws://127.0.0.1:1/v1/signal")"#),
+            (#"{"type":"reconnect","url":"wss://node2.example:7880/v1/signal"}"#,
+             #"reconnect(url: "wss://node2.example:7880/v1/signal")"#),
             (#"{"type":"somethingNew","level":1}"#, #"unknown(type: "somethingNew")"#),
         ]
         for (json, expected) in cases {
             #expect(String(describing: try ServerSignal(json: json)) == expected, "\(json)")
+        }
+    }
+
+    /// `redirect` and `reconnect` (PROTOCOL.md 8) without a URL, or with
+    /// one that is not text, are refused: following them would send the
+    /// session nowhere.
+    @Test func nodeURLMessagesNeedTheirURL() {
+        for type in ["redirect", "reconnect"] {
+            for json in [#"{"type":"\#(type)"}"#, #"{"type":"\#(type)","url":7880}"#, #"{"type":"\#(type)","url":null}"#] {
+                do {
+                    let signal = try ServerSignal(json: json)
+                    Issue.record("\(json) decoded as \(signal)")
+                } catch {
+                    #expect(error.description.contains("url"), "\(json): \(error)")
+                }
+            }
         }
     }
 

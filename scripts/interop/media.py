@@ -110,6 +110,15 @@ class NumberedVideoTrack(VideoStreamTrack):
         self.sent = 0  # frames handed to the encoder (numbers 0 ..< sent)
         self.sent_times = []  # monotonic time of each frame number
 
+    @classmethod
+    def continuing(cls, previous):
+        """A new track of `previous`'s size whose numbers go on from its last
+        one (for a new PeerConnection), paced from now."""
+        track = cls(previous.width, previous.height, noise=previous.noise is not None)
+        track.sent = previous.sent
+        track.sent_times = previous.sent_times
+        return track
+
     async def recv(self):
         pts, time_base = await self.next_timestamp()
         number = self.sent

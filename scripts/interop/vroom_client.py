@@ -9,6 +9,14 @@ importing this module makes aioice gather 127.0.0.1 alone (INTEROP.md).
 While the server's SDP is a placeholder (no ICE or DTLS parameters), aiortc
 refuses it: the participant records that in `stages` and answers the offer
 with an inactive mirror of it, so the signaling flow can still be checked.
+
+Several nodes (PROTOCOL.md 8): `join` follows `redirect` with the same
+token, at most MAX_REDIRECTS times (one more raises ProtocolError, 53000).
+A `reconnect` moves the session: both PeerConnections are closed, the
+participant resumes at the URL with its sessionToken, publishes the same
+tracks on a new publisher connection (the video's frame numbers go on) and
+answers the new node's offer on a new subscriber connection. A socket that
+merely drops is not resumed.
 """
 
 import asyncio
@@ -36,6 +44,7 @@ def loopback_only(*args, **kwargs):
 aioice.ice.get_host_addresses = loopback_only
 
 PING_INTERVAL = 5.0
+MAX_REDIRECTS = 3  # PROTOCOL.md 8: clients follow at most 3 redirects
 
 
 def _b64(data):
@@ -130,6 +139,12 @@ class Participant:
         self.video_noise = video_noise  # noisy frames: the encoder spends its whole target bitrate
         self.video_priority = video_priority  # the camera's `priority` in `tracks` (PROTOCOL.md 7); None: not sent
         self.ws = None
+        self.signal_url = None  # the signaling URL of the current socket (no token)
+        self.session_token = None  # from the latest joined: what a move resumes with
+        self.redirects = 0  # redirects followed by the latest join
+        self.moves = 0  # `reconnect`s followed
+        self._join_options = {}
+        self._socket_tasks = []  # the current socket's reader and pinger
         self.messages = []  # (monotonic time, message) in arrival order
         self._changed = asyncio.Event()
         self._ids = itertools.count(1)
@@ -143,7 +158,8 @@ class Participant:
         self.audio_source = None
         self.video_source = None
         self.pc_sub = None
-        self.sinks = []  # TrackSink, with .transceiver
+        self.sinks = []  # TrackSink, with .transceiver, of the current subscriber connection
+        self.previous_sinks = []  # those of subscriber connections closed by a move
         self.offers = []  # (monotonic time, subscribeOffer message)
         self._offer_queue = asyncio.Queue()
         self.answered_offers = 0
@@ -194,9 +210,9 @@ class Participant:
             except asyncio.TimeoutError:
                 pass
 
-    async def _read(self):
+    async def _read(self, ws):
         try:
-            async for raw in self.ws:
+            async for raw in ws:
                 message = json.loads(raw)
                 self.messages.append((time.monotonic(), message))
                 kind = message.get("type")
@@ -205,40 +221,130 @@ class Participant:
                     self.identities[p["sid"]] = p["identity"]
                 elif kind == "subscribeOffer":
                     self.offers.append((time.monotonic(), message))
-                    self._offer_queue.put_nowait(message)
+                    self._offer_queue.put_nowait((ws, message))
+                elif kind == "reconnect":
+                    # Its own task: the move closes this socket and cancels this reader.
+                    self._tasks.append(asyncio.ensure_future(self._move(message["url"])))
                 self._changed.set()
         except websockets.ConnectionClosed:
             pass
         finally:
             self._changed.set()
 
-    async def _ping(self):
+    async def _ping(self, ws):
         while True:
             await asyncio.sleep(PING_INTERVAL)
             try:
-                await self._send({"type": "ping"})
+                await ws.send(json.dumps({"type": "ping"}))
             except websockets.ConnectionClosed:
                 return
 
     # -- signaling ----------------------------------------------------------
 
+    def _first_signal_url(self):
+        return self.http_url.replace("https://", "wss://").replace("http://", "ws://") + "/v1/signal"
+
+    async def _open(self, url):
+        self.signal_url = url
+        separator = "&" if "?" in url else "?"
+        ws = await websockets.connect(url + separator + "access_token=" + self.token, max_size=None)
+        self.ws = ws
+        self._socket_tasks = [asyncio.ensure_future(self._read(ws)), asyncio.ensure_future(self._ping(ws))]
+
+    async def _close_socket(self):
+        ws, self.ws = self.ws, None
+        for task in self._socket_tasks:
+            task.cancel()
+        self._socket_tasks = []
+        if ws is not None:
+            try:
+                await ws.close()
+            except Exception:
+                pass
+
+    async def _join_at(self, url, resume=None):
+        """`join` at `url` (resuming the session `resume` when given),
+        following the server's redirects; returns `joined`."""
+        self.redirects = 0
+        while True:
+            await self._open(url)
+            message = {"type": "join", "room": self.room, "name": f"{self.identity} (aiortc)",
+                       "id": str(next(self._ids))}
+            message.update({k: v for k, v in self._join_options.items() if v is not None})
+            if resume is not None:
+                message["resume"] = resume
+            start = len(self.messages)
+            await self._send(message)
+            reply = await self.wait_for(
+                lambda m: m.get("id") == message["id"] or m.get("type") == "redirect", start=start)
+            if reply["type"] == "joined":
+                self.session_token = reply.get("sessionToken")
+                return reply
+            if reply["type"] != "redirect":
+                raise ProtocolError(f"join -> {json.dumps(reply)[:300]}")
+            url = reply["url"]
+            await self._close_socket()
+            if self.redirects >= MAX_REDIRECTS:
+                raise ProtocolError(f"53000 signaling connection error: redirected more than {MAX_REDIRECTS} "
+                                    f"times (the last redirect was to {url})")
+            self.redirects += 1
+            self.log(f"  [{self.identity}] redirected to {url} ({self.redirects} of {MAX_REDIRECTS})")
+
     async def join(self, rules=None, bandwidth_profile=None):
-        ws_url = self.http_url.replace("http://", "ws://") + "/v1/signal?access_token=" + self.token
-        self.ws = await websockets.connect(ws_url, max_size=None)
-        self._tasks.append(asyncio.ensure_future(self._read()))
-        self._tasks.append(asyncio.ensure_future(self._ping()))
+        self._join_options = {"rules": rules, "bandwidthProfile": bandwidth_profile}
         self._tasks.append(asyncio.ensure_future(self._answer_offers()))
-        message = {"type": "join", "room": self.room, "name": f"{self.identity} (aiortc)"}
-        if rules is not None:
-            message["rules"] = rules
-        if bandwidth_profile is not None:
-            message["bandwidthProfile"] = bandwidth_profile
-        joined = await self.request(message, ["joined"])
+        try:
+            joined = await self._join_at(self._first_signal_url())
+        except ProtocolError as error:
+            self.stage("joined", False, str(error))
+            raise
         self.participant_sid = joined["participant"]["sid"]
         self.identities[self.participant_sid] = self.identity
         for p in joined.get("participants", []):
             self.identities[p["sid"]] = p["identity"]
-        return self.stage("joined", True, self.participant_sid)
+        where = f" at {self.signal_url}" if self.redirects else ""
+        return self.stage("joined", True, self.participant_sid + where)
+
+    async def _move(self, url):
+        """`reconnect` (PROTOCOL.md 8): the room moves to another node, which
+        makes new PeerConnections; so does this participant. Resumes at `url`
+        with the session token, then publishes the same tracks again (the
+        subscriber connection is made on the new node's first offer)."""
+        self.moves += 1
+        self.log(f"  [{self.identity}] reconnect: the room moves to {url}")
+        published = [name for name, t in self.pub_transceivers.items() if t.direction in ("sendonly", "sendrecv")]
+        had_publisher = self.pc_pub is not None
+        await self._close_socket()
+        for pc in (self.pc_pub, self.pc_sub):
+            if pc is not None:
+                await pc.close()
+        self.pc_pub = self.pc_sub = None
+        for sink in self.sinks:
+            sink.stop()
+        self.previous_sinks += self.sinks
+        self.sinks = []
+        try:
+            await self._join_at(url, resume=self.session_token)
+        except (ProtocolError, asyncio.TimeoutError, OSError, websockets.WebSocketException) as error:
+            return self.stage("resumed after reconnect", False, f"{type(error).__name__}: {error}")
+        self.stage("resumed after reconnect", True, f"move {self.moves}, at {url}")
+        if had_publisher:
+            await self._publish_again(published)
+
+    async def _publish_again(self, names):
+        """A new publisher connection with the tracks `names`: a new tone and
+        a video whose frame numbers go on from the old one (fresh sources, so
+        their real-time pacing does not burst to catch up on the move)."""
+        self.pc_pub = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+        self.pc_pub.on("connectionstatechange", lambda: self._connection_state("publisher", self.pc_pub))
+        self.pub_transceivers = {}
+        if "mic" in names:
+            self.audio_source = ToneTrack(self.tone, self.audio_source.amplitude)
+            self.pub_transceivers["mic"] = self.pc_pub.addTransceiver(self.audio_source, direction="sendonly")
+        if "camera" in names:
+            self.video_source = NumberedVideoTrack.continuing(self.video_source)
+            self.pub_transceivers["camera"] = self.pc_pub.addTransceiver(self.video_source, direction="sendonly")
+        return await self.renegotiate_publisher()
 
     async def publish(self):
         """Creates the publisher connection with a tone and numbered video and
@@ -314,7 +420,9 @@ class Participant:
 
     async def _answer_offers(self):
         while True:
-            offer = await self._offer_queue.get()
+            ws, offer = await self._offer_queue.get()
+            if ws is not self.ws:
+                continue  # an offer of a socket given up meanwhile (a move)
             sdp = None
             try:
                 if self.pc_sub is None:
@@ -331,8 +439,10 @@ class Participant:
                 self.stage("subscribeOffer applied by aiortc", False,
                            f"{type(error).__name__}: {error} (answered inactive so signaling goes on)")
                 sdp = inactive_answer(offer["sdp"])
+            if ws is not self.ws:
+                continue
             try:
-                await self._send({"type": "subscribeAnswer", "sdp": sdp})
+                await ws.send(json.dumps({"type": "subscribeAnswer", "sdp": sdp}))
                 self.answered_offers += 1
                 self._changed.set()
             except websockets.ConnectionClosed:
@@ -368,7 +478,7 @@ class Participant:
     # -- the end ------------------------------------------------------------
 
     async def close(self):
-        for task in self._tasks:
+        for task in self._tasks + self._socket_tasks:
             task.cancel()
         for sink in self.sinks:
             sink.stop()

@@ -16,6 +16,14 @@
 // camera or microphone and publishes nothing (a subscriber only);
 // `?bandwidthProfile=<JSON>` is sent as the join's bandwidthProfile;
 // `?contentPreferences=0` sends no render dimensions (no layer cap).
+//
+// Several nodes (PROTOCOL.md 8): a `redirect` answering `join` is followed
+// with the same token, at most MAX_REDIRECTS times (one more is an error,
+// 53000, like a server that cannot be reached). A `reconnect` (the node
+// drains) moves the session: both PeerConnections are closed, the page
+// resumes at the URL with its sessionToken, publishes the same tracks on a
+// new publisher connection and answers the new node's offer on a new
+// subscriber connection. A socket that merely drops still ends the session.
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
 const rtcConfig = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
@@ -32,10 +40,17 @@ const LAYERS = [
   { rid: "f", scaleResolutionDownBy: 1 },
 ];
 const CONTENT_PREFERENCES_DEBOUNCE_MS = 300;
+// PROTOCOL.md 8: clients follow at most 3 redirects.
+const MAX_REDIRECTS = 3;
 
 const vroom = {
   ws: null, pcPub: null, pcSub: null, localStream: null,
   participantSid: null, room: null,
+  signalURL: null,         // the signaling URL of the current socket (no token)
+  sessionToken: null,      // from the latest joined: what a move resumes with
+  joinResume: null,        // the sessionToken the current socket's join resumes, if any
+  redirects: 0,            // redirects followed since the latest joined
+  moves: 0,                // `reconnect`s followed
   identities: {},          // participant SID -> identity
   published: {},           // "mic" / "camera" -> {sid, mid, kind}
   remote: {},              // mid -> {trackSid, participantSid, name, kind}
@@ -86,11 +101,15 @@ function gathered(pc, timeoutMs = 3000) {
   });
 }
 
-function signalURL(token) {
+function firstSignalURL() {
   const base = params.get("server") ||
     ((location.protocol === "https:" ? "wss://" : "ws://") + location.host);
-  return base.replace(/^http/, "ws") + "/v1/signal?access_token=" + encodeURIComponent(token);
+  return base.replace(/^http/, "ws") + "/v1/signal";
 }
+
+// Requests of a socket that is given up (redirect, move) never get their
+// reply: they fail with this, which nobody reports.
+const SUPERSEDED = "superseded";
 
 async function join() {
   const token = $("token").value.trim();
@@ -107,29 +126,107 @@ async function join() {
     return fail("getUserMedia", error);
   }
   status("Connecting...");
-  const ws = new WebSocket(signalURL(token));
+  vroom.token = token;
+  vroom.roomName = room;
+  vroom.redirects = 0;
+  openSignaling(firstSignalURL(), null);
+  vroom.pinger = setInterval(() => send({ type: "ping" }), 5000);
+}
+
+// One signaling socket to `url`, whose `join` resumes `resume` when given
+// (a move). Events of a socket that has been replaced are ignored.
+function openSignaling(url, resume) {
+  vroom.signalURL = url;
+  vroom.joinResume = resume;  // a redirected resume keeps resuming
+  const separator = url.includes("?") ? "&" : "?";
+  const ws = new WebSocket(url + separator + "access_token=" + encodeURIComponent(vroom.token));
   vroom.ws = ws;
-  ws.onmessage = (event) => onMessage(JSON.parse(event.data));
-  ws.onclose = () => { status("Disconnected."); cleanUp(); };
+  ws.onmessage = (event) => { if (vroom.ws === ws) onMessage(JSON.parse(event.data)); };
+  ws.onclose = () => {
+    if (vroom.ws !== ws) return;
+    status("Disconnected.");
+    cleanUp();
+  };
   ws.onopen = async () => {
     try {
-      const joined = await request(Object.assign({ type: "join", name: "browser" }, room ? { room } : {},
-                                                 bandwidthProfile ? { bandwidthProfile } : {}));
+      const joined = await request(Object.assign({ type: "join", name: "browser" },
+                                                 vroom.roomName ? { room: vroom.roomName } : {},
+                                                 bandwidthProfile ? { bandwidthProfile } : {},
+                                                 resume ? { resume } : {}));
       vroom.joined = true;
+      vroom.redirects = 0;
+      vroom.sessionToken = joined.sessionToken;
       vroom.participantSid = joined.participant.sid;
       vroom.room = joined.room;
       vroom.identities[joined.participant.sid] = joined.participant.identity;
       for (const p of joined.participants || []) vroom.identities[p.sid] = p.identity;
-      status(`Joined ${joined.room.name} as ${joined.participant.identity}.`);
+      status(`${resume ? "Resumed" : "Joined"} ${joined.room.name} as ${joined.participant.identity}` +
+             (vroom.moves > 0 || vroom.signalURL !== firstSignalURL() ? ` at ${vroom.signalURL}.` : "."));
       $("leave").disabled = false;
       if (!publishMedia) return;
       $("mic").disabled = $("camera").disabled = false;
       await publish();
     } catch (error) {
-      fail("join", error);
+      if (error.message !== SUPERSEDED) fail("join", error);
     }
   };
-  vroom.pinger = setInterval(() => send({ type: "ping" }), 5000);
+}
+
+// Gives up the current socket without ending the session: pending requests
+// fail quietly, its close and late frames are ignored.
+function dropSocket() {
+  const ws = vroom.ws;
+  vroom.ws = null;
+  for (const { reject } of pending.values()) reject(new Error(SUPERSEDED));
+  pending.clear();
+  if (ws) ws.close();
+}
+
+// `redirect`: the room lives on another node; join there with the same token.
+function followRedirect(url) {
+  if (vroom.joined) return;  // only a join is redirected
+  if (vroom.redirects >= MAX_REDIRECTS) {
+    fail("join", `53000 Signaling connection error: redirected more than ${MAX_REDIRECTS} times (the last redirect was to ${url})`);
+    dropSocket();
+    cleanUp();
+    return;
+  }
+  vroom.redirects += 1;
+  status(`Redirected to ${url} (${vroom.redirects} of ${MAX_REDIRECTS})...`);
+  dropSocket();
+  openSignaling(url, vroom.joinResume);
+}
+
+// `reconnect`: the room moves to another node. The new node makes new
+// PeerConnections, so this page does too: both are closed now, the
+// publisher is made again after the resumed `joined`, the subscriber on
+// the new node's first offer.
+function moveTo(url) {
+  if (!vroom.joined || !vroom.sessionToken) return;
+  vroom.moves += 1;
+  status(`The room moves to ${url}: resuming there...`);
+  dropSocket();
+  vroom.joined = false;
+  closePeerConnections();
+  vroom.redirects = 0;
+  openSignaling(url, vroom.sessionToken);
+}
+
+// Both PeerConnections and what hangs on them: tiles, the remote track
+// list, per-track state the next node will send again.
+function closePeerConnections() {
+  for (const pc of [vroom.pcPub, vroom.pcSub]) if (pc) pc.close();
+  vroom.pcPub = vroom.pcSub = null;
+  vroom.cameraSender = null;
+  for (const element of document.querySelectorAll("[data-mid]")) {
+    const video = element.querySelector("video");
+    if (video) renderSizeObserver.unobserve(video);
+    element.remove();
+  }
+  vroom.remote = {};
+  vroom.contentPreferences = {};
+  vroom.switchedOff = {};
+  vroom.publisherLayers = {};
 }
 
 async function publish() {
@@ -149,6 +246,7 @@ async function publish() {
   if (transceivers.camera) vroom.cameraSender = transceivers.camera.sender;
   await pc.setLocalDescription(await pc.createOffer());
   await gathered(pc);
+  if (vroom.pcPub !== pc) return;  // closed by a move meanwhile
   for (const [name, t] of Object.entries(transceivers)) {
     const entry = { mid: t.mid, name, kind: t.sender.track.kind };
     if (name === "camera" && simulcast) entry.layers = layerSizes(t.sender.track);
@@ -157,6 +255,7 @@ async function publish() {
   const offer = pc.localDescription.sdp;
   vroom.publishTracks = tracks;
   const answer = await request({ type: "publish", sdp: offer, tracks });
+  if (vroom.pcPub !== pc) return;  // closed by a move meanwhile
   vroom.publishSdp = { offer, answer: answer.sdp };
   for (const t of answer.tracks) vroom.published[t.name] = t;
   try {
@@ -234,7 +333,9 @@ function senderEncodings() {
 // Offers are handled one at a time, in order (renegotiations).
 let offerChain = Promise.resolve();
 function onSubscribeOffer(message) {
+  const ws = vroom.ws;  // an offer of a socket given up meanwhile (a move) is not answered
   offerChain = offerChain.then(async () => {
+    if (vroom.ws !== ws) return;
     if (!vroom.pcSub) {
       vroom.pcSub = new RTCPeerConnection(rtcConfig);
       vroom.pcSub.ontrack = onTrack;
@@ -254,6 +355,7 @@ function onSubscribeOffer(message) {
       fail("subscriber offer", error);
       sdp = inactiveAnswer(message.sdp);
     }
+    if (vroom.ws !== ws) return;
     send({ type: "subscribeAnswer", sdp });
     vroom.answeredOffers += 1;
     refreshTiles();
@@ -346,7 +448,9 @@ function sendContentPreferences(video) {
   if (last && last.width === width && last.height === height) return;
   vroom.contentPreferences[info.trackSid] = { width, height };
   const message = { type: "setContentPreferences", trackSid: info.trackSid, renderDimensions: { width, height } };
-  request(message).catch((error) => { vroom.unsupported[message.type] = String(error.message || error); });
+  request(message).catch((error) => {
+    if (error.message !== SUPERSEDED) vroom.unsupported[message.type] = String(error.message || error);
+  });
 }
 
 function onMessage(message) {
@@ -373,6 +477,8 @@ function onMessage(message) {
       refreshTiles();
       break;
     case "publisherLayers": onPublisherLayers(message); break;
+    case "redirect": followRedirect(message.url); break;
+    case "reconnect": moveTo(message.url); break;
     case "disconnected": status(`Disconnected: ${message.code} ${message.message || ""}`); break;
     case "error": fail("server", `${message.code} ${message.message || ""}`); break;
   }
@@ -395,13 +501,16 @@ function cleanUp() {
   renderSizeObserver.disconnect();
   vroom.pcPub = vroom.pcSub = null;
   vroom.joined = false;
+  vroom.sessionToken = null;
   $("join").disabled = false;
   $("leave").disabled = $("mic").disabled = $("camera").disabled = true;
 }
 
 function leave() {
   send({ type: "leave" });
-  if (vroom.ws) vroom.ws.close();
+  const ws = vroom.ws;
+  vroom.ws = null;
+  if (ws) ws.close();
   cleanUp();
   status("Left.");
 }

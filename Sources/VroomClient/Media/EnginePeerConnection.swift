@@ -85,9 +85,19 @@ final class EnginePeerConnection: @unchecked Sendable {
             }
     }
 
-    /// Starts (or, with a new `localICE`, restarts) ICE and DTLS toward `target`.
+    /// Starts (or, with a new `localICE`, restarts) ICE and DTLS toward
+    /// `target`. A remote DTLS fingerprint other than the transport's is
+    /// another server (the room moved to another node, PROTOCOL.md 8),
+    /// which knows nothing of this transport: a new one starts, with a new
+    /// DTLS handshake.
     func start(localICE: ICECredentials, remote: RemoteTransportParameters, target: STUNAddress) throws(MediaEngineError) {
         eventLoop.preconditionInEventLoop()
+        if let transport, !transport.remote.isSameServer(as: remote) {
+            transport.close()
+            // Its close_notify tells the old server this connection is done.
+            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination) }
+            self.transport = nil
+        }
         if let transport, transport.failure == nil {
             if transport.localICE != localICE || transport.remote.ice != remote.ice {
                 transport.restartICE(local: localICE, remote: remote)

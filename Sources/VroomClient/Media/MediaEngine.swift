@@ -61,7 +61,7 @@ final class MediaEngine: @unchecked Sendable {
     /// of each sequence number the server stamped, and when feedback is
     /// next due. The server's downlink estimate is built on this feedback.
     private var transportCCExtensionID: UInt8?
-    let transportCC = TransportCCRecorder()  // internal: tests read its feedback
+    private(set) var transportCC = TransportCCRecorder()  // internal: tests read its feedback
     private var nextTransportFeedback: MediaTime
     /// The SSRC of the newest media packet, named in the feedback as
     /// libwebrtc does (the feedback is about the whole transport).
@@ -456,6 +456,16 @@ final class MediaEngine: @unchecked Sendable {
         }
         if let previous = subscribeOffer, previous.remote.ice != offer.remote.ice {
             subscriberICE = .random(using: &generator)
+        }
+        // Another server (the room moved, PROTOCOL.md 8): its streams and
+        // transport-wide sequence numbers start anew, so nothing learned
+        // from the old one applies (a kept receiver would read the new
+        // sequence numbers as a gap and NACK it).
+        let otherServer = subscribeOffer.map { !$0.remote.isSameServer(as: offer.remote) } ?? false
+        if otherServer {
+            receivers = [:]
+            rtxStreams = [:]
+            transportCC = TransportCCRecorder()
         }
         let target = try offer.target(bindHost: configuration.bindHost, override: configuration.serverAddressOverride)
         subscribeOffer = offer

@@ -55,9 +55,11 @@ final class EngineEventLog: Sendable {
 final class EngineSession: @unchecked Sendable {
     // @unchecked Sendable: the test task owns it; each engine is only used on its own loop.
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-    /// The media plane (handles) and its control face in SIDs, as `Node` uses it.
-    let mediaPlane: MediaPlane
-    let plane: RoomMedia
+    /// The media plane (handles) and its control face in SIDs, as `Node`
+    /// uses it; another one after `moveToAnotherServer`.
+    private(set) var mediaPlane: MediaPlane
+    private(set) var plane: RoomMedia
+    private let consentTimeout: Duration?
     let room: RoomSID
     let publisherSID: ParticipantSID
     let subscriberSID: ParticipantSID
@@ -85,12 +87,8 @@ final class EngineSession: @unchecked Sendable {
         subscriberSID = .random(using: &generator)
         audioTrack = .random(using: &generator)
         videoTrack = .random(using: &generator)
-        mediaPlane = try MediaPlane(
-            configuration: MediaConfiguration(
-                bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"],
-                consentTimeoutSeconds: consentTimeout.map { Double($0.components.seconds) } ?? 30),
-            logger: Logger(label: "test.media"), events: { _ in })
-        mediaPlane.start()
+        self.consentTimeout = consentTimeout
+        mediaPlane = try Self.startPlane(consentTimeout: consentTimeout)
         plane = RoomMedia(plane: mediaPlane)
         var configuration = MediaEngineConfiguration()
         if let consentTimeout {
@@ -112,6 +110,33 @@ final class EngineSession: @unchecked Sendable {
         b = try await bLoop.submit { [configuration] in
             try MediaEngine(eventLoop: bLoop, configuration: configuration, onEvent: bLog.append)
         }.get()
+    }
+
+    /// A media plane of its own, with its own DTLS certificate: what one
+    /// server process (one node) has.
+    private static func startPlane(consentTimeout: Duration?) throws -> MediaPlane {
+        let plane = try MediaPlane(
+            configuration: MediaConfiguration(
+                bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"],
+                consentTimeoutSeconds: consentTimeout.map { Double($0.components.seconds) } ?? 30),
+            logger: Logger(label: "test.media"), events: { _ in })
+        plane.start()
+        return plane
+    }
+
+    /// The room moves to another node (PROTOCOL.md 8): this media plane
+    /// stops, as a dead or drained node's does, and a new one (another
+    /// certificate, other ports) negotiates A's publication and B's
+    /// subscription afresh, as the new node does after the resumes. The
+    /// engines are the same; they only see the new node's SDP. Not with
+    /// a relay (it forwards to the old plane's port).
+    func moveToAnotherServer() async throws {
+        precondition(relay == nil, "the relay forwards to the old plane")
+        await mediaPlane.stop()
+        mediaPlane = try Self.startPlane(consentTimeout: consentTimeout)
+        plane = RoomMedia(plane: mediaPlane)
+        try await publish()
+        try await subscribe()
     }
 
     var audioSid: String { "\(audioTrack)" }

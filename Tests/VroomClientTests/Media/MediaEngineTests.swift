@@ -125,6 +125,31 @@ extension ClientProcessTests {
         #expect(intact)
     }
 
+    /// The room moves to another node (PROTOCOL.md 8): the old server's
+    /// media stops, the new one answers A's next publish offer and offers
+    /// B its subscription with another DTLS certificate. Both engines make
+    /// new DTLS associations there (a mere ICE restart on the old ones
+    /// reaches a server that never shook hands) and media flows intact.
+    @Test func mediaMovesToAnotherServer() async throws {
+        let session = try await EngineSession.connected(seed: 505)
+        defer { Task { await session.stop() } }
+        _ = try await session.sendMedia(frames: 3, seed: 6)
+        let framesBefore = session.bLog.videoFrames.count
+        let statesBefore = (session.aLog.all.count, session.bLog.all.count)
+        try await session.moveToAnotherServer()  // requires both connections up on the new server
+        let reconnected = { (log: EngineEventLog, skip: Int, role: MediaConnectionRole) in
+            log.all.dropFirst(skip).contains { event in
+                if case .connectionStateChanged(role, .connected) = event { true } else { false }
+            }
+        }
+        #expect(reconnected(session.aLog, statesBefore.0, .publisher), "A's publisher connected again")
+        #expect(reconnected(session.bLog, statesBefore.1, .subscriber), "B's subscriber connected again")
+        let sent = try await session.sendMedia(frames: 10, seed: 7)
+        let arrived = await waitUntil { session.bLog.videoFrames.count >= framesBefore + sent.video.count }
+        #expect(arrived, "\(session.bLog.videoFrames.count - framesBefore) of \(sent.video.count) frames via the new server")
+        #expect(Array(session.bLog.videoFrames.suffix(sent.video.count).map(\.data)) == sent.video)
+    }
+
     /// Paused remote audio is not emitted (video still is); a disabled
     /// local track sends nothing until enabled again.
     @Test func pausedAudioAndDisabledTrack() async throws {

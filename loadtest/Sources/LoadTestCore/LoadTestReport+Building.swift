@@ -23,6 +23,10 @@ extension LoadTestReport {
             planned: o.joins.count, joined: joinTimes.count, failed: o.joins.count(where: { $0.failure != nil }),
             failuresByCode: failuresByCode, disconnected: o.joins.count(where: { $0.disconnect != nil }),
             disconnectsByCode: disconnectsByCode)
+        var nodes: [String: String] = [:]
+        for participant in o.windowEnd { nodes[participant.identity] = participant.node }
+        participants.nodes = nodes
+        participants.perNode = nodes.values.reduce(into: [:]) { $0[$1, default: 0] += 1 }
         joinTimeMilliseconds = Distribution(milliseconds: joinTimes)
 
         let tracks = Self.tracks(o)

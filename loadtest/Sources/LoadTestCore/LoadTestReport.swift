@@ -120,6 +120,12 @@ public struct LoadTestReport: Sendable, Equatable, Codable {
         /// Joined, then disconnected before the run ended.
         public var disconnected: Int
         public var disconnectsByCode: [String: Int]
+        /// Where each participant connected at the window's end was
+        /// connected through (identity -> `host:port` of its signaling
+        /// URL, PROTOCOL.md 8), and how many that makes per node. nil in
+        /// reports of versions that did not record it.
+        public var nodes: [String: String]?
+        public var perNode: [String: Int]?
     }
 
     /// One published track, as its receivers saw it.

@@ -13,12 +13,15 @@ public struct ParticipantSnapshot: Sendable, Equatable {
     public var switchedOffEvents: Int
     /// With `--downlink-kbps`: its group's rate, kbit/s (0 = not shaped).
     public var downlinkKbps: Int?
+    /// The node it is connected through (`NodeAddress`), nil if unknown.
+    public var node: String?
 
     public init(
         identity: String, roomName: String, role: LoadPlan.Role, decodesVideo: Bool, sent: [SentTrack] = [],
         received: [ReceivedTrack] = [], renderRequests: [RenderRequest] = [], switchedOffEvents: Int = 0,
-        downlinkKbps: Int? = nil
+        downlinkKbps: Int? = nil, node: String? = nil
     ) {
+        self.node = node
         self.switchedOffEvents = switchedOffEvents
         self.downlinkKbps = downlinkKbps
         self.identity = identity

@@ -17,6 +17,9 @@ public enum ReportTable {
         var summary = Columns()
         summary.add(["rooms", "created \(r.rooms.created) of \(r.rooms.planned)"])
         summary.add(["participants", "joined \(r.participants.joined) of \(r.participants.planned), failed \(r.participants.failed)\(byCode(r.participants.failuresByCode)), disconnected \(r.participants.disconnected)\(byCode(r.participants.disconnectsByCode))"])
+        if let perNode = r.participants.perNode, !perNode.isEmpty {
+            summary.add(["nodes", "participants per node at the window's end: " + byCount(perNode)])
+        }
         summary.add(["join time", distribution(r.joinTimeMilliseconds, unit: "ms")])
         summary.add(["latency (e2e)", distribution(r.latencyMilliseconds, unit: "ms") + (r.latencyMilliseconds.count > 0 ? " (capture to decode, sampled receivers)" : "")])
         let worstLoss = r.tracks.compactMap(\.lossFraction).max()
@@ -130,6 +133,11 @@ public enum ReportTable {
         }
         out += each.render(rightAligned: [3, 4, 6, 7, 8])
         return out
+    }
+
+    /// "10.0.0.5:7880 x12, 10.0.0.6:7880 x4": most first, then by name.
+    static func byCount(_ counts: [String: Int]) -> String {
+        counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) x\($0.value)" }.joined(separator: ", ")
     }
 
     static func byCode(_ codes: [String: Int]) -> String {

@@ -188,7 +188,8 @@ actor LoadParticipant {
                     },
                     freezeCount: $0.freezeCount)
             },
-            renderRequests: renderRequests, switchedOffEvents: switchedOffEvents, downlinkKbps: plan.downlinkKbps)
+            renderRequests: renderRequests, switchedOffEvents: switchedOffEvents, downlinkKbps: plan.downlinkKbps,
+            node: room.signalingURL.flatMap(NodeAddress.of))
     }
 
     /// Leaves the room; returns once the room reports it is gone (or after 3 s).

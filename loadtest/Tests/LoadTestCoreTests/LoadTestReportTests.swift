@@ -162,6 +162,44 @@ import Testing
         #expect(decoded.verdict == report.verdict)
     }
 
+    /// Issue 14: where each participant was connected when the window
+    /// closed, and how many per node; a participant gone by then is not
+    /// counted, one whose node is unknown neither.
+    @Test func participantsPerNode() throws {
+        var o = try Self.observations()
+        let nodes = ["p0-r0": "10.0.0.5:7880", "s0-r0": "10.0.0.6:7880", "s1-r0": "10.0.0.5:7880"]
+        o.windowEnd = o.windowEnd.map { p in
+            var p = p
+            p.node = nodes[p.identity]
+            return p
+        }
+        o.windowEnd.append(ParticipantSnapshot(identity: "s2-r0", roomName: "lt-0", role: .subscriber, decodesVideo: false))
+        let report = LoadTestReport(observations: o)
+        #expect(report.participants.nodes == nodes)
+        #expect(report.participants.perNode == ["10.0.0.5:7880": 2, "10.0.0.6:7880": 1])
+        let table = ReportTable.render(report)
+        #expect(table.contains("10.0.0.5:7880 x2, 10.0.0.6:7880 x1"), "\(table)")
+        let decoded = try JSONDecoder().decode(LoadTestReport.self, from: try JSONEncoder().encode(report))
+        #expect(decoded.participants == report.participants)
+
+        let unknown = LoadTestReport(observations: try Self.observations())
+        #expect(unknown.participants.perNode == [:])
+        #expect(!ReportTable.render(unknown).contains("per node"))
+    }
+
+    @Test func nodeAddressIsTheSignalingURLsHostAndPort() {
+        let cases: [(String, String?)] = [
+            ("ws://10.0.0.5:7880/v1/signal", "10.0.0.5:7880"),
+            ("wss://node2.example/v1/signal", "node2.example:443"),
+            ("ws://node2.example/v1/signal", "node2.example:80"),
+            ("ws://[::1]:7880/v1/signal", "[::1]:7880"),
+            ("/v1/signal", nil),
+        ]
+        for (text, expected) in cases {
+            #expect(URL(string: text).flatMap(NodeAddress.of) == expected, "\(text)")
+        }
+    }
+
     @Test func progressLine() {
         let line = ProgressLine(
             elapsedSeconds: 12, phase: .measuring, planned: 16, joined: 15, failed: 1, disconnected: 0,
