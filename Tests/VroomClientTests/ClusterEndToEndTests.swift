@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import VroomTesting
+
+@testable import VroomClient
+
+extension ClientProcessTests {
+/// Three real `vroom-server` processes sharing one real PostgreSQL, started
+/// by the test (PROTOCOL.md section 8, issue 14): rooms are placed over the
+/// nodes, a join at the wrong node is redirected and media flows on the
+/// owner, and REST answers the same on every node.
+@Suite(.serialized) struct ClusterEndToEndTests {
+    /// A cluster of `count` dev nodes on loopback, each with its own HTTP
+    /// port, one media worker and `--node-url`.
+    final class Cluster: Sendable {
+        let database: PostgresServer
+        let nodes: [ServerProcess]
+        let ports: [Int]
+
+        init(count: Int) throws {
+            database = try PostgresServer()
+            let url = try database.createDatabase("vroom")
+            var nodes: [ServerProcess] = []
+            var ports: [Int] = []
+            do {
+                for _ in 0..<count {
+                    let port = try PostgresServer.freeTCPPort()
+                    let node = try ServerProcess(arguments: [
+                        "--dev", "--http-port", "\(port)", "--rtc-port", "0", "--rtc-workers", "1",
+                        "--db", url, "--node-url", "http://127.0.0.1:\(port)",
+                    ])
+                    nodes.append(node)
+                    ports.append(port)
+                    _ = try node.waitFor(#"http: listening on 127\.0\.0\.1:(\d+)"#)
+                }
+            } catch {
+                for node in nodes { node.stop() }
+                database.stop()
+                throw error
+            }
+            self.nodes = nodes
+            self.ports = ports
+        }
+
+        func url(_ node: Int) -> URL { URL(string: "http://127.0.0.1:\(ports[node])")! }
+
+        func stop() {
+            for node in nodes { node.stop() }
+            database.stop()
+        }
+
+        func options(_ identity: String, room: String, publishing: Bool) async throws -> ConnectOptions {
+            let token = try await ClientHarness.offPool { try ServerProcess.devToken(identity: identity) }
+            var options = ConnectOptions(token: token, roomName: room)
+            options.delegateQueue = DispatchQueue(label: "test.delegate.\(identity)")
+            options.mediaBindHost = "127.0.0.1"
+            if publishing {
+                options.videoTracks = [LocalVideoTrack(name: "camera")]
+                options.audioTracks = [LocalAudioTrack(name: "mic", options: AudioTrackOptions(toneFrequency: 440))]
+            }
+            return options
+        }
+    }
+
+    @Test func roomsSpreadJoinsAreRedirectedAndMediaFlowsOnTheOwner() async throws {
+        let cluster = try await ClientHarness.offPool { try Cluster(count: 3) }
+        defer { cluster.stop() }
+
+        // Three rooms, every participant joining at node 0.
+        var rooms: [(publisher: RecordedRoom, viewer: RecordedRoom)] = []
+        for n in 0..<3 {
+            let publisher = RecordedRoom(Room.connect(
+                to: cluster.url(0), options: try await cluster.options("alice\(n)", room: "cluster-\(n)", publishing: true)))
+            try await publisher.wait(for: "alice\(n) connected") { $0.name == "connected" }
+            let viewer = RecordedRoom(Room.connect(
+                to: cluster.url(0), options: try await cluster.options("bob\(n)", room: "cluster-\(n)", publishing: false)))
+            rooms.append((publisher, viewer))
+        }
+        // Placement: the least-loaded live node, counting the rooms placed
+        // there, so three new rooms land on three nodes.
+        let owners = rooms.map { $0.publisher.room.signalingURL?.port }
+        #expect(Set(owners.compactMap { $0 }) == Set(cluster.ports), "owners \(owners) of nodes \(cluster.ports)")
+        for (n, room) in rooms.enumerated() {
+            // The viewer, sent to node 0 as well, followed the same redirect.
+            #expect(room.viewer.room.signalingURL?.port == owners[n])
+            try await room.viewer.wait(until: "bob\(n) decodes alice\(n)'s camera on the owner", timeout: .seconds(20)) {
+                await RoomMediaTests.framesRead(room.viewer, from: "alice\(n)") >= 30
+            }
+        }
+
+        // REST: the same answers on every node (absolute URLs aside, which
+        // name the node asked).
+        for n in 0..<3 {
+            var answers: [String] = []
+            for port in cluster.ports {
+                let (status, room) = try await DevREST.call(port: port, "GET", "/v1/Rooms/cluster-\(n)")
+                #expect(status == 200)
+                let sid = try #require(room["sid"] as? String)
+                let (_, participants) = try await DevREST.call(port: port, "GET", "/v1/Rooms/\(sid)/Participants")
+                answers.append(Self.normalized(["room": room, "participants": participants], port: port))
+            }
+            #expect(Set(answers).count == 1, "node answers differ for cluster-\(n):\n\(answers.joined(separator: "\n"))")
+            #expect(answers.first?.contains("\"status\":\"in-progress\"") == true)
+            #expect(answers.first?.contains("alice\(n)") == true && answers.first?.contains("bob\(n)") == true)
+        }
+        for room in rooms {
+            room.publisher.room.disconnect()
+            room.viewer.room.disconnect()
+        }
+    }
+
+    /// JSON with sorted keys, and this node's address replaced by a placeholder.
+    static func normalized(_ value: [String: Any], port: Int) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+            .replacingOccurrences(of: "127.0.0.1:\(port)", with: "NODE")
+            .replacingOccurrences(of: "127.0.0.1\\/:\(port)", with: "NODE")
+    }
+}
+}
