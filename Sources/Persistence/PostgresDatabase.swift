@@ -142,6 +142,9 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
+    /// A database URL with its password masked (a path is returned as it is).
+    public static func masked(_ url: String) -> String { display(url) }
+
     /// The URL with its password masked.
     static func display(_ url: String) -> String {
         guard var parts = URLComponents(string: url), parts.password != nil else { return url }

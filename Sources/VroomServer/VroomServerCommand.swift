@@ -35,6 +35,7 @@ struct CheckConfig: AsyncParsableCommand {
     func run() async throws {
         var c = try await options.resolvedConfiguration()
         c.apiSecret = c.apiSecret.map { _ in "********" }
+        c.db = PostgresDatabase.masked(c.db)  // a postgres:// URL's password
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         print(String(decoding: try encoder.encode(c), as: UTF8.self))
@@ -197,6 +198,12 @@ struct Serve: AsyncParsableCommand {
             await NodeSnapshot.read(host: host, media: media, webhooks: webhooks)
         }
         signaling.register(on: router)
+        // POST /v1/Node/Drain: the same graceful shutdown as SIGTERM.
+        let groupBox = ServiceGroupBox()
+        NodeRoutes(apiKey: apiKey, apiSecret: apiSecret) {
+            logger.notice("drain requested through POST /v1/Node/Drain")
+            await groupBox.group?.triggerGracefulShutdown()
+        }.register(on: router)
         AdminRoutes(
             host: host, history: history,
             configuration: AdminConfiguration(
@@ -219,6 +226,7 @@ struct Serve: AsyncParsableCommand {
         // node reads `draining` while its rooms finish), then the HTTP server.
         let services = ServiceGroup(
             configuration: .init(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        groupBox.group = services
         try await services.run()
         heartbeats?.cancel()
         recorder.finish()
@@ -231,6 +239,18 @@ struct Serve: AsyncParsableCommand {
         await webhooks.shutdown()
         if let postgres = history as? PostgresHistoryStore { await postgres.close() }
         logger.info("stopped")
+    }
+}
+
+/// The service group, for the drain route made before it.
+/// `@unchecked Sendable`: `group` is set once, under the lock, and read under it.
+final class ServiceGroupBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: ServiceGroup?
+
+    var group: ServiceGroup? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 

@@ -49,6 +49,31 @@ extension ServerProcessTests {
         #expect(server.running.process.terminationStatus == 0, "\(server.running.output)")
     }
 
+    @Test func postNodeDrainDrainsAsSigtermDoesAndNeedsTheAPIKey() async throws {
+        let server = try SignalingEndToEndTests.Server(["--drain-timeout", "30"])
+        defer { server.stop() }
+        let carol = try server.client("carol")
+        carol.send(["type": "join", "id": "j", "room": "drained-by-rest"])
+        _ = try await carol.next("joined")
+
+        let (refused, _) = try await DevREST.call(port: server.port, "POST", "/v1/Node/Drain", authorized: false)
+        #expect(refused == 401)
+        #expect(await Self.get(server.port, "/readyz")?.status == 200)
+
+        let (status, body) = try await DevREST.call(port: server.port, "POST", "/v1/Node/Drain")
+        #expect(status == 202)
+        #expect(body["status"] as? String == "draining")
+        _ = try server.running.waitFor("(draining: 1 participant)")
+        #expect(await Self.get(server.port, "/readyz")?.body == #"{"status":"draining"}"#)
+        carol.send(["type": "ping", "id": "p"])
+        _ = try await carol.next("pong")
+
+        carol.send(["type": "leave"])
+        try await carol.waitClosed()
+        #expect(server.running.waitForExit(seconds: 15))
+        #expect(server.running.process.terminationStatus == 0, "\(server.running.output)")
+    }
+
     @Test func theDrainTimeoutEndsTheDrain() async throws {
         let server = try SignalingEndToEndTests.Server(["--drain-timeout", "1"])
         defer { server.stop() }
