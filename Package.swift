@@ -219,6 +219,7 @@ let package = Package(
         ]),
         .testTarget(name: "PersistenceTests", dependencies: [
             "Persistence", "Rooms", "VroomTesting", .product(name: "Logging", package: "swift-log"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "AdminAPITests", dependencies: [
             "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting", "LoadTestCore",

@@ -21,6 +21,8 @@ public final class ClusterNode: RoomPlacement {
     private let history: any HistoryStore
     private let logger: Logger
     private let load: @Sendable () async -> (participants: Int, rooms: Int)
+    /// A dead node's rooms end `failed` once it has been silent this long.
+    private let failRoomsAfterSeconds: Int
     private let draining = Atomic<Bool>(false)
     private let changes: AsyncStream<PlacementChange>.Continuation
     private let worker: Task<Void, Never>
@@ -34,11 +36,15 @@ public final class ClusterNode: RoomPlacement {
     }
 
     /// - Parameters:
+    ///   - reconnectWindowSeconds: how long a dead node's participants may
+    ///     resume elsewhere; its rooms end `failed` when nobody did, that
+    ///     long after the node is dead.
     ///   - load: the node's current participants and rooms in progress.
     public init(
-        url: String, database: PostgresDatabase, history: any HistoryStore, logger: Logger,
-        load: @escaping @Sendable () async -> (participants: Int, rooms: Int)
+        url: String, database: PostgresDatabase, history: any HistoryStore, reconnectWindowSeconds: Double,
+        logger: Logger, load: @escaping @Sendable () async -> (participants: Int, rooms: Int)
     ) {
+        failRoomsAfterSeconds = PostgresNodeTable.deadAfterSeconds + Int(reconnectWindowSeconds.rounded(.up))
         id = "NO" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         self.url = url
         nodes = PostgresNodeTable(database: database)
@@ -95,12 +101,17 @@ public final class ClusterNode: RoomPlacement {
 
     private let cpu = ProcessCPU()
 
-    /// Heartbeats until cancelled; a failed one is logged and the next tried on time.
+    /// Heartbeats until cancelled, and ends the rooms of nodes dead past the
+    /// reconnect window; a failed round is logged and the next tried on time.
     public func run() async {
         var failing = false
         while !Task.isCancelled {
             do {
                 try await heartbeat()
+                let ended = try await nodes.failRoomsOfDeadNodes(graceSeconds: failRoomsAfterSeconds)
+                if !ended.isEmpty {
+                    logger.notice("cluster: \(ended.count) room(s) of dead nodes ended failed: \(ended.joined(separator: ", "))")
+                }
                 if failing { logger.notice("cluster: heartbeats reach the database again") }
                 failing = false
             } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import Rooms
 
 /// The cluster's nodes and which one owns each room (PROTOCOL.md section 8),
 /// in the shared PostgreSQL database: each node's row carries its URL,
@@ -114,6 +115,53 @@ public struct PostgresNodeTable: Sendable {
         try await database.client.query(
             "DELETE FROM room_placement WHERE unique_name = \(uniqueName) AND node_id = \(nodeID)",
             logger: database.logger)
+    }
+
+    /// Ends the rooms of nodes silent for `graceSeconds` (dead, and the
+    /// reconnect window passed without anyone moving the room): each room
+    /// in progress becomes `failed`, its connected and reconnecting
+    /// participants `disconnected` (the reconnect window expired) and
+    /// their publications are deleted, all at the database's `now()`; the
+    /// placements go. Any node may run it, and two at once end each room once
+    /// (placements are taken with SKIP LOCKED). Returns the room SIDs ended.
+    public func failRoomsOfDeadNodes(graceSeconds: Int) async throws -> [String] {
+        try await database.client.withTransaction(logger: database.logger) { connection in
+            let takenRows = try await connection.query(
+                """
+                DELETE FROM room_placement WHERE unique_name IN (
+                    SELECT p.unique_name FROM room_placement p LEFT JOIN node n ON n.id = p.node_id
+                    WHERE n.id IS NULL OR n.heartbeat_at < now() - make_interval(secs => \(graceSeconds))
+                    FOR UPDATE OF p SKIP LOCKED)
+                RETURNING room_sid
+                """, logger: database.logger)
+            var taken: [String] = []
+            for try await sid in takenRows.decode(String?.self) { if let sid { taken.append(sid) } }
+            guard !taken.isEmpty else { return [] }
+            let endedRows = try await connection.query(
+                """
+                UPDATE room SET status = 'failed', end_time = extract(epoch FROM now())::bigint,
+                    date_updated = extract(epoch FROM now())::bigint,
+                    duration = GREATEST(0, extract(epoch FROM now())::bigint - date_created)
+                WHERE sid = ANY(\(taken)) AND status = 'in-progress'
+                RETURNING sid
+                """, logger: database.logger)
+            var ended: [String] = []
+            for try await sid in endedRows.decode(String.self) { ended.append(sid) }
+            try await connection.query(
+                """
+                DELETE FROM published_track WHERE room_sid = ANY(\(ended)) AND participant_sid IN (
+                    SELECT sid FROM participant WHERE room_sid = ANY(\(ended))
+                        AND status IN ('connected', 'reconnecting'))
+                """, logger: database.logger)
+            try await connection.query(
+                """
+                UPDATE participant SET status = 'disconnected', end_reason = \(ParticipantEndReason.reconnectWindowExpired.rawValue),
+                    end_time = extract(epoch FROM now())::bigint, date_updated = extract(epoch FROM now())::bigint,
+                    duration = GREATEST(0, extract(epoch FROM now())::bigint - start_time)
+                WHERE room_sid = ANY(\(ended)) AND status IN ('connected', 'reconnecting')
+                """, logger: database.logger)
+            return ended
+        }
     }
 
     private static func node(_ row: PostgresRow) throws -> NodeRow {

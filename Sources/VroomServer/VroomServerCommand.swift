@@ -147,7 +147,7 @@ struct Serve: AsyncParsableCommand {
         let cluster = database.map { database in
             ClusterNode(
                 url: configuration.resolvedNodeURL, database: database, history: history,
-                logger: Logger(label: "vroom.cluster")
+                reconnectWindowSeconds: configuration.rooms.reconnectWindowSeconds, logger: Logger(label: "vroom.cluster")
             ) {
                 guard let host = hostBox.host else { return (0, 0) }
                 return await host.read { ($0.participantCount, $0.inProgressRoomCount) }

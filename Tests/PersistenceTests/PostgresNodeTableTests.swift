@@ -1,0 +1,109 @@
+import Foundation
+@testable import Persistence
+import PostgresNIO
+import Rooms
+import Testing
+
+/// The cluster's node table and room placement (PROTOCOL.md section 8) on a
+/// real PostgreSQL: least-loaded placement, atomic under concurrency, no
+/// room on a draining node, and a dead node's rooms re-placed, then ended.
+@Suite struct PostgresNodeTableTests {
+    private func table() async throws -> PostgresNodeTable {
+        PostgresNodeTable(database: try await StoreKind.newDatabase())
+    }
+
+    private func beat(_ table: PostgresNodeTable, _ id: String, state: String = "active", participants: Int = 0) async throws {
+        try await table.heartbeat(
+            id: id, url: "http://\(id).invalid:7880", state: state, participants: participants, rooms: 0, cpu: 0)
+    }
+
+    /// Makes a node look silent for `seconds` (its heartbeat moved back).
+    private func silence(_ table: PostgresNodeTable, _ id: String, seconds: Int) async throws {
+        try await table.database.client.query(
+            "UPDATE node SET heartbeat_at = now() - make_interval(secs => \(seconds)) WHERE id = \(id)")
+    }
+
+    @Test func newRoomsGoToTheLeastLoadedNodeCountingPlacedRooms() async throws {
+        let nodes = try await table()
+        try await beat(nodes, "NOa", participants: 5)
+        try await beat(nodes, "NOb")
+        try await beat(nodes, "NOc")
+        // Ties go to the node asking, then by ID; each placed room counts as load.
+        #expect(try await nodes.place(uniqueName: "one", preferring: "NOc")?.id == "NOc")
+        #expect(try await nodes.place(uniqueName: "two", preferring: "NOc")?.id == "NOb")
+        let owners = [
+            try await nodes.place(uniqueName: "one", preferring: "NOa")?.id,
+            try await nodes.place(uniqueName: "two", preferring: "NOa")?.id,
+        ]
+        #expect(owners == ["NOc", "NOb"], "a placed room keeps its owner")
+        // NOa (5 participants) is the most loaded: it gets nothing until the others pass it.
+        #expect(try await nodes.place(uniqueName: "four", preferring: "NOa")?.id != "NOa")
+    }
+
+    @Test func concurrentPlacementsOfOneNameAgree() async throws {
+        let nodes = try await table()
+        for id in ["NOa", "NOb", "NOc"] { try await beat(nodes, id) }
+        for round in 0..<5 {
+            let owners = try await withThrowingTaskGroup(of: String?.self) { group in
+                for n in 0..<12 {
+                    let asking = ["NOa", "NOb", "NOc"][n % 3]
+                    group.addTask { try await nodes.place(uniqueName: "contended-\(round)", preferring: asking)?.id }
+                }
+                return try await group.reduce(into: Set<String?>()) { $0.insert($1) }
+            }
+            #expect(owners.count == 1 && owners.first! != nil, "round \(round): \(owners)")
+        }
+    }
+
+    @Test func aDrainingNodeGetsNoNewRoomButKeepsItsOwn() async throws {
+        let nodes = try await table()
+        try await beat(nodes, "NOa")
+        #expect(try await nodes.place(uniqueName: "mine", preferring: "NOa")?.id == "NOa")
+        try await beat(nodes, "NOa", state: "draining")
+        #expect(try await nodes.place(uniqueName: "mine", preferring: "NOa")?.id == "NOa")
+        #expect(try await nodes.place(uniqueName: "new", preferring: "NOa") == nil)
+        try await beat(nodes, "NOb")
+        #expect(try await nodes.place(uniqueName: "new", preferring: "NOa")?.id == "NOb")
+        #expect(try await nodes.nodes().map(\.state) == ["draining", "active"])
+    }
+
+    @Test func aDeadNodesRoomsMoveOnTheNextJoinAndEndFailedAfterTheWindow() async throws {
+        let database = try await StoreKind.newDatabase()
+        let nodes = PostgresNodeTable(database: database)
+        let history = PostgresHistoryStore(database: database)
+        try await beat(nodes, "NOa")
+        let start = Date(timeIntervalSince1970: 1_795_257_000)
+        var service = RoomService(generator: SystemRandomNumberGenerator())
+        var rooms: [RoomSID] = []
+        for name in ["kept", "moved"] {
+            #expect(try await nodes.place(uniqueName: name, preferring: "NOa")?.id == "NOa")
+            let joined = try service.join(roomName: name, identity: "alice", now: start)
+            let published = try service.publish(
+                participant: joined.value.participant.sid, tracks: [TrackRequest(mid: "0", name: "mic", kind: "audio")],
+                now: start)
+            #expect(history.record(joined.events + published.events))
+            try await nodes.roomCreated(uniqueName: name, roomSID: joined.value.room.sid.rawValue, nodeID: "NOa")
+            rooms.append(joined.value.room.sid)
+        }
+        try await history.caughtUp()
+
+        // NOa goes silent; NOb is live. Within the window nothing ends.
+        try await beat(nodes, "NOb")
+        try await silence(nodes, "NOa", seconds: 20)
+        #expect(try await nodes.nodes().map(\.live) == [false, true])
+        #expect(try await nodes.failRoomsOfDeadNodes(graceSeconds: 40).isEmpty)
+        // A join for "moved" places it again, on the live node.
+        #expect(try await nodes.place(uniqueName: "moved", preferring: "NOa")?.id == "NOb")
+
+        // Past the window: "kept" (still on the dead node) ends failed, once.
+        try await silence(nodes, "NOa", seconds: 60)
+        #expect(try await nodes.failRoomsOfDeadNodes(graceSeconds: 40) == [rooms[0].rawValue])
+        #expect(try await nodes.failRoomsOfDeadNodes(graceSeconds: 40).isEmpty)
+        #expect(try await history.room(sid: rooms[0].rawValue)?.status == .failed)
+        #expect(try await history.room(sid: rooms[1].rawValue)?.status == .inProgress)
+        let alice = try #require(try await history.participant(roomSID: rooms[0], sidOrIdentity: "alice"))
+        #expect(alice.status == .disconnected && alice.endReason == .reconnectWindowExpired)
+        #expect(try await history.tracks(participantSID: alice.sid).isEmpty)
+        #expect(try await nodes.place(uniqueName: "kept", preferring: "NOb")?.id == "NOb")
+    }
+}
