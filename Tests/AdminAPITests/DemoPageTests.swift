@@ -57,7 +57,8 @@ import Node
 
     @Test func thePageIsAClientOfTheProtocol() {
         for needle in [
-            "/v1/signal?access_token=", "bundlePolicy: \"max-bundle\"", "rtcpMuxPolicy: \"require\"",
+            "/v1/signal", "access_token=", "case \"redirect\"", "case \"reconnect\"",
+            "bundlePolicy: \"max-bundle\"", "rtcpMuxPolicy: \"require\"",
             "type: \"publish\"", "type: \"subscribeAnswer\"", "setTrackEnabled", "type: \"ping\"",
             "autojoin", "window.vroom", "getUserMedia",
         ] {
