@@ -30,6 +30,10 @@ public final class ClusterNode: RoomPlacement {
     /// PROTOCOL.md section 8: every 2 s.
     public static let heartbeatInterval = Duration.seconds(2)
 
+    /// How long a join waits for the database to place its room before it
+    /// gets 53006.
+    public static let placementTimeout = Duration.seconds(3)
+
     private enum PlacementChange {
         case created(uniqueName: String, room: RoomSID)
         case ended(uniqueName: String)
@@ -128,12 +132,26 @@ public final class ClusterNode: RoomPlacement {
         var uniqueName = room
         if RoomSID(validating: room) != nil {
             // A SID names a room that exists: its unique name is its placement key.
-            guard let record = try? await history.room(sid: room) else { return .here }
+            let history = history
+            let found: RoomRecord?
+            do {
+                found = try await withTimeout(Self.placementTimeout) { try await history.room(sid: room) }
+            } catch {
+                logger.warning("cluster: cannot look up room \(room): \(error)")
+                return .unavailable
+            }
+            guard let record = found else { return .here }  // the join gets 53106 here
             guard record.status == .inProgress else { return .here }  // the join gets 53106 here
             uniqueName = record.uniqueName
         }
         do {
-            guard let owner = try await nodes.place(uniqueName: uniqueName, preferring: id) else {
+            // Bounded: with the database away the pool waits for a
+            // connection far longer than a client waits for `joined`.
+            let nodes = nodes, id = id, name = uniqueName
+            let placed = try await withTimeout(Self.placementTimeout) {
+                try await nodes.place(uniqueName: name, preferring: id)
+            }
+            guard let owner = placed else {
                 // No live active node: this one takes it unless it is draining.
                 return isDraining ? .unavailable : .here
             }
@@ -165,6 +183,24 @@ public final class ClusterNode: RoomPlacement {
                 changes.yield(.ended(uniqueName: room.uniqueName))
             }
         }
+    }
+}
+
+/// The database did not answer in time.
+struct DatabaseTimeout: Error {}
+
+/// `body`'s result, or ``DatabaseTimeout`` once `limit` has passed (the
+/// body is cancelled).
+func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw DatabaseTimeout() }
+        return value
     }
 }
 

@@ -14,8 +14,14 @@ public struct PostgresNodeTable: Sendable {
     /// A node silent this long is dead (PROTOCOL.md section 8: 10 s).
     public static let deadAfterSeconds = 10
 
-    public init(database: PostgresDatabase) {
+    /// Whether nodes get ``deadAfterSeconds`` after the database (re)starts
+    /// before any is judged dead (always, but in tests that fake silences
+    /// on a database they just started).
+    let graceAfterDatabaseStart: Bool
+
+    public init(database: PostgresDatabase, graceAfterDatabaseStart: Bool = true) {
         self.database = database
+        self.graceAfterDatabaseStart = graceAfterDatabaseStart
     }
 
     /// A node as the table knows it.
@@ -47,7 +53,7 @@ public struct PostgresNodeTable: Sendable {
         try await database.client.query(
             """
             SELECT id, url, state, participants, rooms, cpu,
-                heartbeat_at > now() - make_interval(secs => \(Self.deadAfterSeconds)) AS live
+                \(unescaped: live("")) AS live
             FROM node ORDER BY id
             """, logger: database.logger
         ).collect().map(Self.node)
@@ -64,7 +70,7 @@ public struct PostgresNodeTable: Sendable {
             let current = try await connection.query(
                 """
                 SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu,
-                    n.heartbeat_at > now() - make_interval(secs => \(Self.deadAfterSeconds)) AS live
+                    \(unescaped: live("n.")) AS live
                 FROM room_placement p JOIN node n ON n.id = p.node_id
                 WHERE p.unique_name = \(uniqueName) FOR UPDATE OF p
                 """, logger: database.logger
@@ -74,7 +80,7 @@ public struct PostgresNodeTable: Sendable {
                 """
                 SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu, TRUE AS live
                 FROM node n
-                WHERE n.state = 'active' AND n.heartbeat_at > now() - make_interval(secs => \(Self.deadAfterSeconds))
+                WHERE n.state = 'active' AND \(unescaped: live("n."))
                 ORDER BY n.participants + (SELECT count(*) FROM room_placement p WHERE p.node_id = n.id),
                     n.cpu, (n.id = \(preferring)) DESC, n.id
                 LIMIT 1
@@ -85,7 +91,7 @@ public struct PostgresNodeTable: Sendable {
                 INSERT INTO room_placement (unique_name, node_id) VALUES (\(uniqueName), \(target.id))
                 ON CONFLICT (unique_name) DO UPDATE SET node_id = excluded.node_id, room_sid = NULL, placed_at = now()
                     WHERE room_placement.node_id NOT IN (
-                        SELECT id FROM node WHERE heartbeat_at > now() - make_interval(secs => \(Self.deadAfterSeconds)))
+                        SELECT id FROM node WHERE \(unescaped: live("")))
                 RETURNING node_id
                 """, logger: database.logger
             ).collect()
@@ -130,7 +136,8 @@ public struct PostgresNodeTable: Sendable {
                 """
                 DELETE FROM room_placement WHERE unique_name IN (
                     SELECT p.unique_name FROM room_placement p LEFT JOIN node n ON n.id = p.node_id
-                    WHERE n.id IS NULL OR n.heartbeat_at < now() - make_interval(secs => \(graceSeconds))
+                    WHERE (n.id IS NULL OR n.heartbeat_at < now() - make_interval(secs => \(graceSeconds)))
+                        AND (\(!graceAfterDatabaseStart) OR pg_postmaster_start_time() < now() - make_interval(secs => \(graceSeconds)))
                     FOR UPDATE OF p SKIP LOCKED)
                 RETURNING room_sid
                 """, logger: database.logger)
@@ -162,6 +169,17 @@ public struct PostgresNodeTable: Sendable {
                 """, logger: database.logger)
             return ended
         }
+    }
+
+    /// SQL: the node (columns prefixed by `alias`) is live. Heard from
+    /// within ``deadAfterSeconds``, or the database itself started less than
+    /// that ago: after a database outage no node could heartbeat, and until
+    /// each has had the time to, none is judged dead (a join would move a
+    /// live node's room).
+    func live(_ alias: String) -> String {
+        let heard = "\(alias)heartbeat_at > now() - interval '\(Self.deadAfterSeconds) seconds'"
+        guard graceAfterDatabaseStart else { return "(\(heard))" }
+        return "(\(heard) OR pg_postmaster_start_time() > now() - interval '\(Self.deadAfterSeconds) seconds')"
     }
 
     private static func node(_ row: PostgresRow) throws -> NodeRow {

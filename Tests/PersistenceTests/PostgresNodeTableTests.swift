@@ -9,7 +9,8 @@ import Testing
 /// room on a draining node, and a dead node's rooms re-placed, then ended.
 @Suite struct PostgresNodeTableTests {
     private func table() async throws -> PostgresNodeTable {
-        PostgresNodeTable(database: try await StoreKind.newDatabase())
+        // No grace after the database's start: the tests fake silences on a server just started.
+        PostgresNodeTable(database: try await StoreKind.newDatabase(), graceAfterDatabaseStart: false)
     }
 
     private func beat(_ table: PostgresNodeTable, _ id: String, state: String = "active", participants: Int = 0) async throws {
@@ -69,7 +70,7 @@ import Testing
 
     @Test func aDeadNodesRoomsMoveOnTheNextJoinAndEndFailedAfterTheWindow() async throws {
         let database = try await StoreKind.newDatabase()
-        let nodes = PostgresNodeTable(database: database)
+        let nodes = PostgresNodeTable(database: database, graceAfterDatabaseStart: false)
         let history = PostgresHistoryStore(database: database)
         try await beat(nodes, "NOa")
         let start = Date(timeIntervalSince1970: 1_795_257_000)

@@ -8,7 +8,8 @@ extension ClientProcessTests {
 /// Three real `vroom-server` processes sharing one real PostgreSQL, started
 /// by the test (PROTOCOL.md section 8, issue 14): rooms are placed over the
 /// nodes, a join at the wrong node is redirected and media flows on the
-/// owner, and REST answers the same on every node.
+/// owner, REST answers the same on every node, and the cluster rides out
+/// its database stopping for 10 s.
 @Suite(.serialized) struct ClusterEndToEndTests {
     /// A cluster of `count` dev nodes on loopback, each with its own HTTP
     /// port, one media worker and `--node-url`.
@@ -107,6 +108,64 @@ extension ClientProcessTests {
             room.publisher.room.disconnect()
             room.viewer.room.disconnect()
         }
+    }
+
+    @Test func aDatabaseOutageKeepsMediaRefusesNewRoomsAndTheStoreCatchesUp() async throws {
+        let cluster = try await ClientHarness.offPool { try Cluster(count: 2) }
+        defer { cluster.stop() }
+        let alice = RecordedRoom(Room.connect(
+            to: cluster.url(0), options: try await cluster.options("alice", room: "outage", publishing: true)))
+        let bob = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("bob", room: "outage", publishing: false)))
+        let dave = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("dave", room: "outage", publishing: false)))
+        try await dave.wait(for: "dave connected") { $0.name == "connected" }
+        try await bob.wait(until: "bob decodes alice", timeout: .seconds(20)) {
+            await RoomMediaTests.framesRead(bob, from: "alice") >= 30
+        }
+        let owner = try #require(bob.room.signalingURL?.port)
+        let other = try #require(cluster.ports.first { $0 != owner })
+
+        // PostgreSQL away for 10 s.
+        try await ClientHarness.offPool { try cluster.database.pause() }
+        let stopped = ContinuousClock.now
+        let framesAtStop = await RoomMediaTests.framesRead(bob, from: "alice")
+        dave.room.disconnect()  // a departure to record once the database is back
+        let carol = RecordedRoom(Room.connect(
+            to: URL(string: "http://127.0.0.1:\(other)")!, options: try await cluster.options("carol", room: "during", publishing: false)))
+        let refused = try await carol.wait(for: "carol's join refused", timeout: .seconds(9)) {
+            if case .failedToConnect = $0 { return true }
+            return $0.name == "connected"
+        }
+        #expect(refused.name == "failedToConnect(53006)", "a new room while the database is away")
+        try await Task.sleep(until: stopped + .seconds(10))
+        let framesDuring = await RoomMediaTests.framesRead(bob, from: "alice") - framesAtStop
+        #expect(framesDuring >= 100, "media goes on without the database: \(framesDuring) frames in 10 s")
+        try await ClientHarness.offPool { try cluster.database.restart() }
+
+        // Back: a new room works again (within a heartbeat or two), no node
+        // crashed, and what happened meanwhile is in the store.
+        var erin: RecordedRoom?
+        let deadline = ContinuousClock.now + .seconds(20)
+        while erin == nil, ContinuousClock.now < deadline {
+            let attempt = RecordedRoom(Room.connect(
+                to: URL(string: "http://127.0.0.1:\(other)")!, options: try await cluster.options("erin", room: "after", publishing: false)))
+            let outcome = try await attempt.wait(for: "erin's join", timeout: .seconds(10)) {
+                if case .failedToConnect = $0 { return true }
+                return $0.name == "connected"
+            }
+            if outcome.name == "connected" { erin = attempt } else { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(erin != nil, "a join works again after the database is back")
+        #expect(cluster.nodes.allSatisfy { $0.process.isRunning }, "no node crashed")
+        var daveRecord: [String: Any] = [:]
+        let caughtUp = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < caughtUp {
+            (_, daveRecord) = try await DevREST.call(port: other, "GET", "/v1/Rooms/outage/Participants/dave")
+            if daveRecord["status"] as? String == "disconnected" { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(daveRecord["status"] as? String == "disconnected", "the store caught up: \(daveRecord)")
+        #expect(await RoomMediaTests.framesRead(bob, from: "alice") > framesAtStop + framesDuring)
+        for room in [alice, bob, erin].compactMap({ $0 }) { room.room.disconnect() }
     }
 
     /// JSON with sorted keys, and this node's address replaced by a placeholder.
