@@ -131,7 +131,12 @@ public struct RoomService: Sendable {
         rooms[roomSID]!.current.append(sid)
         rooms[roomSID]!.everJoined = true
         rooms[roomSID]!.emptySince = nil
-        rooms[roomSID]!.dateUpdated = now
+        if rooms[roomSID]!.dateUpdated != now {
+            rooms[roomSID]!.dateUpdated = now
+            // The room's record changed (date_updated): history must see it,
+            // or another node's REST answer would differ from the owner's.
+            events.append(.roomRecord(rooms[roomSID]!.record))
+        }
 
         for other in connectedParticipants(in: roomSID, except: sid) {
             events.append(.notice(to: other, .participantConnected(participant.info)))

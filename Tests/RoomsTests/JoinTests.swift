@@ -21,6 +21,15 @@ import Testing
         #expect(service.participantCount == 1)
     }
 
+    @Test func aLaterJoinUpdatesTheRoomAndEmitsItsRecord() throws {
+        var service = makeService()
+        _ = try join(&service, "alice")
+        let outcome = try service.join(roomName: "standup", identity: "bob", now: at(7))
+        // History (another node's REST) must see the room's new date_updated.
+        #expect(outcome.events.roomRecords.map(\.dateUpdated) == [at(7)])
+        #expect(try service.room("standup").dateUpdated == at(7))
+    }
+
     @Test func secondJoinSeesTheFirstAndTheFirstIsToldOnce() throws {
         var service = makeService()
         let alice = try join(&service, "alice")
