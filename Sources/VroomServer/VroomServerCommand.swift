@@ -143,13 +143,13 @@ struct Serve: AsyncParsableCommand {
             logger: Logger(label: "vroom.history"))
         // A cluster member places rooms through the database; the node's
         // load comes from its room host, made below (hence the box).
-        let hostBox = HostBox()
+        let hostBox = LateBox<RoomHost>()
         let cluster = database.map { database in
             ClusterNode(
                 url: configuration.resolvedNodeURL, database: database, history: history,
                 reconnectWindowSeconds: configuration.rooms.reconnectWindowSeconds, logger: Logger(label: "vroom.cluster")
             ) {
-                guard let host = hostBox.host else { return (0, 0) }
+                guard let host = hostBox.value else { return (0, 0) }
                 return await host.read { ($0.participantCount, $0.inProgressRoomCount) }
             }
         }
@@ -161,7 +161,7 @@ struct Serve: AsyncParsableCommand {
                 cluster?.handle(events)
             })
         let host = node.rooms
-        hostBox.host = host
+        hostBox.value = host
         if let cluster {
             try? await cluster.heartbeat()
             logger.info("cluster: node \(cluster.id) at \(cluster.url)")
@@ -199,10 +199,10 @@ struct Serve: AsyncParsableCommand {
         }
         signaling.register(on: router)
         // POST /v1/Node/Drain: the same graceful shutdown as SIGTERM.
-        let groupBox = ServiceGroupBox()
+        let groupBox = LateBox<ServiceGroup>()
         NodeRoutes(apiKey: apiKey, apiSecret: apiSecret) {
             logger.notice("drain requested through POST /v1/Node/Drain")
-            await groupBox.group?.triggerGracefulShutdown()
+            await groupBox.value?.triggerGracefulShutdown()
         }.register(on: router)
         AdminRoutes(
             host: host, history: history,
@@ -226,7 +226,7 @@ struct Serve: AsyncParsableCommand {
         // node reads `draining` while its rooms finish), then the HTTP server.
         let services = ServiceGroup(
             configuration: .init(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        groupBox.group = services
+        groupBox.value = services
         try await services.run()
         heartbeats?.cancel()
         recorder.finish()
@@ -242,26 +242,15 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-/// The service group, for the drain route made before it.
-/// `@unchecked Sendable`: `group` is set once, under the lock, and read under it.
-final class ServiceGroupBox: @unchecked Sendable {
+/// A value made after the closures that need it (the room host for the
+/// cluster's load, the service group for the drain route).
+/// `@unchecked Sendable`: `value` is set once, under the lock, and read
+/// under it; `Value` itself is `Sendable`.
+final class LateBox<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: ServiceGroup?
+    private var stored: Value?
 
-    var group: ServiceGroup? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
-/// The room host, for closures made before it (the cluster's load).
-/// `@unchecked Sendable`: `host` is set once, under the lock, before any
-/// heartbeat reads it, and read under the lock.
-final class HostBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: RoomHost?
-
-    var host: RoomHost? {
+    var value: Value? {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }

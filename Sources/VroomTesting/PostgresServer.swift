@@ -34,11 +34,7 @@ public final class PostgresServer: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try Self.freeTCPPort()
             do {
-                try Self.run(bin.appendingPathComponent("pg_ctl").path, [
-                    "-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
-                    "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
-                    "start",
-                ], asPostgres: true)
+                try Self.start(bin: bin, directory: directory, port: port)
                 self.port = port
                 PostgresServer.register(self)
                 return
@@ -67,9 +63,7 @@ public final class PostgresServer: @unchecked Sendable {
             return !stopped
         }
         guard first else { return }
-        try? Self.run(bin.appendingPathComponent("pg_ctl").path, [
-            "-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop",
-        ], asPostgres: true)
+        try? pause()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -82,7 +76,13 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     public func restart() throws {
-        try Self.run(bin.appendingPathComponent("pg_ctl").path, [
+        try Self.start(bin: bin, directory: directory, port: port)
+    }
+
+    /// `pg_ctl start` of the cluster in `directory`: loopback only, its socket
+    /// in that directory, no fsync (a test's data need not survive a crash).
+    private static func start(bin: URL, directory: URL, port: Int) throws {
+        try run(bin.appendingPathComponent("pg_ctl").path, [
             "-D", directory.appendingPathComponent("data").path, "-l",
             directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
             "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
