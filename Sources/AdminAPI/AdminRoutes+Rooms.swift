@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Node
 import Rooms
 
 extension AdminRoutes {
@@ -20,6 +21,18 @@ extension AdminRoutes {
                 throw RESTError.invalidParameter("StatusCallbackMethod must be GET or POST")
             }
             return parsed
+        }
+        // In a cluster the name is this node's first, or the room exists on
+        // another node (PROTOCOL.md section 8). A name the service makes
+        // up (none given) is a fresh SID: nobody else has it.
+        if let uniqueName {
+            switch await placement.claim(uniqueName: uniqueName) {
+            case .here: break
+            case .elsewhere: throw RESTError(.roomExists)
+            case .unavailable:
+                throw RESTError(status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,
+                                message: "The cluster's database is unavailable; try again")
+            }
         }
         let room = try await perform { (service: inout RoomService, now) throws(RoomError) in
             try service.createRoom(

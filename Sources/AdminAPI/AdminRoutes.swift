@@ -22,12 +22,16 @@ public struct AdminRoutes: Sendable {
     public let messageSubscriptions: MessageSubscriptions
     /// The node's media plane, read by `/Stats`; nil: rooms report no media.
     public let media: RoomMedia?
+    /// Where rooms live: a REST create claims its name here first.
+    public let placement: any RoomPlacement
 
     public init(
         host: RoomHost, history: any HistoryStore, configuration: AdminConfiguration,
-        messageSubscriptions: MessageSubscriptions = MessageSubscriptions(), media: RoomMedia? = nil
+        messageSubscriptions: MessageSubscriptions = MessageSubscriptions(), media: RoomMedia? = nil,
+        placement: any RoomPlacement = SingleNodePlacement()
     ) {
         self.host = host
+        self.placement = placement
         self.media = media
         self.history = history
         self.configuration = configuration

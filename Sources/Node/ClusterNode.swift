@@ -162,6 +162,20 @@ public final class ClusterNode: RoomPlacement {
         }
     }
 
+    public func claim(uniqueName: String) async -> RoomLocation {
+        let nodes = nodes, id = id
+        do {
+            let owner = try await withTimeout(Self.placementTimeout) {
+                try await nodes.claim(uniqueName: uniqueName, nodeID: id)
+            }
+            guard let owner, owner.id != id else { return .here }
+            return .elsewhere(signalingURL: Self.signalingURL(nodeURL: owner.url))
+        } catch {
+            logger.warning("cluster: cannot claim room '\(uniqueName)': \(error)")
+            return .unavailable
+        }
+    }
+
     /// `ws://host:port/v1/signal` for `http://host:port` (wss for https).
     public static func signalingURL(nodeURL: String) -> String {
         var base = nodeURL

@@ -5,6 +5,11 @@
 public protocol RoomPlacement: Sendable {
     /// The node that hosts (or will host) `room`, a unique name or a room SID.
     func locate(room: String) async -> RoomLocation
+
+    /// Before a REST create of `uniqueName` here: `.here` when this node now
+    /// owns the name, `.elsewhere` when another live node does (the room
+    /// exists there, 53113), `.unavailable` when the owner cannot be known.
+    func claim(uniqueName: String) async -> RoomLocation
 }
 
 /// The answer of a `RoomPlacement`.
@@ -24,4 +29,6 @@ public struct SingleNodePlacement: RoomPlacement {
     public init() {}
 
     public func locate(room: String) async -> RoomLocation { .here }
+
+    public func claim(uniqueName: String) async -> RoomLocation { .here }
 }

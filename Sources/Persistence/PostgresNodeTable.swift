@@ -106,6 +106,26 @@ public struct PostgresNodeTable: Sendable {
         }
     }
 
+    /// Places the room of this unique name on `nodeID` itself (a REST create
+    /// there), unless a live node already owns it. Returns the owner: that
+    /// node, or the live one that has it.
+    public func claim(uniqueName: String, nodeID: String) async throws -> NodeRow? {
+        try await database.client.withTransaction(logger: database.logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO room_placement (unique_name, node_id) VALUES (\(uniqueName), \(nodeID))
+                ON CONFLICT (unique_name) DO UPDATE SET node_id = excluded.node_id, room_sid = NULL, placed_at = now()
+                    WHERE room_placement.node_id NOT IN (SELECT id FROM node WHERE \(unescaped: live("")))
+                """, logger: database.logger)
+            return try await connection.query(
+                """
+                SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu, \(unescaped: live("n.")) AS live
+                FROM room_placement p JOIN node n ON n.id = p.node_id WHERE p.unique_name = \(uniqueName)
+                """, logger: database.logger
+            ).collect().map(Self.node).first
+        }
+    }
+
     /// Records the SID of the room a placement became (its owner created it).
     public func roomCreated(uniqueName: String, roomSID: String, nodeID: String) async throws {
         try await database.client.query(

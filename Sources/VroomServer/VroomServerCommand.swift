@@ -209,7 +209,7 @@ struct Serve: AsyncParsableCommand {
             configuration: AdminConfiguration(
                 apiKey: apiKey, apiSecret: apiSecret, accountSID: configuration.accountSID,
                 publicURL: configuration.publicURL),
-            messageSubscriptions: messageSubscriptions, media: media
+            messageSubscriptions: messageSubscriptions, media: media, placement: node.placement
         ).register(on: router)
         let address = configuration.http.address
         let app = Application(

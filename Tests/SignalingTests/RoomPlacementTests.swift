@@ -17,6 +17,8 @@ struct FarRoomPlacement: RoomPlacement {
     func locate(room: String) async -> RoomLocation {
         room == "far" ? .elsewhere(signalingURL: Self.otherNode) : .here
     }
+
+    func claim(uniqueName: String) async -> RoomLocation { await locate(room: uniqueName) }
 }
 
 /// `Node`'s room placement as Signaling applies it (PROTOCOL.md section 8):

@@ -104,6 +104,22 @@ extension ClientProcessTests {
             #expect(answers.first?.contains("\"status\":\"in-progress\"") == true)
             #expect(answers.first?.contains("alice\(n)") == true && answers.first?.contains("bob\(n)") == true)
         }
+
+        // REST create: a name in progress on any node is 53113 on every
+        // node; a new name is created on the node asked, and joins follow it there.
+        for port in cluster.ports {
+            let (status, body) = try await DevREST.call(port: port, "POST", "/v1/Rooms", form: ["UniqueName": "cluster-0"])
+            #expect(status == 409 && body["code"] as? Int == 53113, "node \(port): \(status) \(body)")
+        }
+        let (created, _) = try await DevREST.call(port: cluster.ports[2], "POST", "/v1/Rooms", form: ["UniqueName": "rest-made"])
+        #expect(created == 201)
+        let (twice, _) = try await DevREST.call(port: cluster.ports[0], "POST", "/v1/Rooms", form: ["UniqueName": "rest-made"])
+        #expect(twice == 409)
+        let carol = RecordedRoom(Room.connect(
+            to: cluster.url(0), options: try await cluster.options("carol", room: "rest-made", publishing: false)))
+        try await carol.wait(for: "carol connected") { $0.name == "connected" }
+        #expect(carol.room.signalingURL?.port == cluster.ports[2])
+        carol.room.disconnect()
         for room in rooms {
             room.publisher.room.disconnect()
             room.viewer.room.disconnect()
