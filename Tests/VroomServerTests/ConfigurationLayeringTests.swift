@@ -109,6 +109,7 @@ extension ServerProcessTests {
         "webhooks.retryMaxSeconds": ("30", ["--webhook-retry-max", "30"], 30),
         "shutdown.drainTimeoutSeconds": ("4", ["--drain-timeout", "4"], 4),
         "db": ("/tmp/vroom-config-test.sqlite", ["--db", "/tmp/vroom-config-test.sqlite"], "/tmp/vroom-config-test.sqlite"),
+        "nodeURL": ("http://10.0.0.5:7880", ["--node-url", "http://10.0.0.5:7880"], "http://10.0.0.5:7880"),
         "apiKey": ("key-from-test", ["--api-key", "key-from-test"], "key-from-test"),
         // Printed masked; without it the server refuses to start (no --dev in these runs).
         "apiSecret": ("secret-from-test", ["--api-secret", "secret-from-test"], "********"),
