@@ -24,6 +24,8 @@ public final class ClusterNode: RoomPlacement {
     /// A dead node's rooms end `failed` once it has been silent this long.
     private let failRoomsAfterSeconds: Int
     private let draining = Atomic<Bool>(false)
+    /// Rooms whose placement row already names their SID (one write per room).
+    private let recorded = Mutex<Set<RoomSID>>([])
     private let changes: AsyncStream<PlacementChange>.Continuation
     private let worker: Task<Void, Never>
 
@@ -192,8 +194,11 @@ public final class ClusterNode: RoomPlacement {
         for event in events {
             guard case .roomRecord(let room) = event else { continue }
             if room.status == .inProgress {
-                changes.yield(.created(uniqueName: room.uniqueName, room: room.sid))  // an upsert: repeats are harmless
+                if recorded.withLock({ $0.insert(room.sid).inserted }) {
+                    changes.yield(.created(uniqueName: room.uniqueName, room: room.sid))
+                }
             } else {
+                recorded.withLock { _ = $0.remove(room.sid) }
                 changes.yield(.ended(uniqueName: room.uniqueName))
             }
         }
