@@ -26,8 +26,9 @@ public final class ClusterNode: RoomPlacement {
     private let draining = Atomic<Bool>(false)
     /// Rooms whose placement row already names their SID (one write per room).
     private let recorded = Mutex<Set<RoomSID>>([])
-    private let changes: AsyncStream<PlacementChange>.Continuation
-    private let worker: Task<Void, Never>
+    /// Placement changes, written in order (a room's end never overtakes
+    /// its creation) and tried again while the database is away.
+    private let placementWrites: OrderedWriteQueue<PlacementChange>
 
     /// PROTOCOL.md section 8: every 2 s.
     public static let heartbeatInterval = Duration.seconds(2)
@@ -57,35 +58,22 @@ public final class ClusterNode: RoomPlacement {
         self.history = history
         self.logger = logger
         self.load = load
-        let (stream, changes) = AsyncStream.makeStream(of: PlacementChange.self)
-        self.changes = changes
         let nodes = nodes, id = id
-        // In order, one at a time: a room's end never overtakes its creation.
-        worker = Task {
-            for await change in stream {
-                var backoff = Duration.milliseconds(200)
-                while !Task.isCancelled {
-                    do {
-                        switch change {
-                        case .created(let name, let room):
-                            try await nodes.roomCreated(uniqueName: name, roomSID: room.rawValue, nodeID: id)
-                        case .ended(let name):
-                            try await nodes.roomEnded(uniqueName: name, nodeID: id)
-                        }
-                        break
-                    } catch {
-                        logger.warning("cluster: placement update failed (\(error)); trying again")
-                        try? await Task.sleep(for: backoff)
-                        backoff = min(backoff * 2, .seconds(5))
-                    }
+        // 10k: far more rooms than a node starts or ends while its database is away.
+        placementWrites = OrderedWriteQueue(
+            maxPending: 10_000,
+            write: { change in
+                switch change {
+                case .created(let name, let room):
+                    try await nodes.roomCreated(uniqueName: name, roomSID: room.rawValue, nodeID: id)
+                case .ended(let name):
+                    try await nodes.roomEnded(uniqueName: name, nodeID: id)
                 }
-            }
-        }
-    }
-
-    deinit {
-        changes.finish()
-        worker.cancel()
+            },
+            isTransient: PostgresDatabase.isTransient,
+            finished: { change, error in
+                if let error { logger.warning("cluster: placement update \(change) given up: \(error)") }
+            })
     }
 
     /// Whether the node is draining (`/readyz`, and no new room is placed here).
@@ -187,6 +175,10 @@ public final class ClusterNode: RoomPlacement {
         return base + "/v1/signal"
     }
 
+    private func enqueuePlacement(_ change: PlacementChange) {
+        if !placementWrites.enqueue(change) { logger.warning("cluster: placement update \(change) dropped: queue full") }
+    }
+
     /// Keeps the placement table in step with this node's rooms: a room
     /// record in progress claims its name here, an ended one frees it.
     /// Only enqueues (called on the room host's actor).
@@ -195,11 +187,11 @@ public final class ClusterNode: RoomPlacement {
             guard case .roomRecord(let room) = event else { continue }
             if room.status == .inProgress {
                 if recorded.withLock({ $0.insert(room.sid).inserted }) {
-                    changes.yield(.created(uniqueName: room.uniqueName, room: room.sid))
+                    enqueuePlacement(.created(uniqueName: room.uniqueName, room: room.sid))
                 }
             } else {
                 recorded.withLock { _ = $0.remove(room.sid) }
-                changes.yield(.ended(uniqueName: room.uniqueName))
+                enqueuePlacement(.ended(uniqueName: room.uniqueName))
             }
         }
     }

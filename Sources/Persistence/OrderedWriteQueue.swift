@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// `Sendable`: its state is behind a `Mutex`; the stream's continuation is
 /// `Sendable`.
-final class OrderedWriteQueue<Batch: Sendable>: Sendable {
+public final class OrderedWriteQueue<Batch: Sendable>: Sendable {
     private struct State {
         var enqueued: UInt64 = 0
         var written: UInt64 = 0
@@ -28,13 +28,13 @@ final class OrderedWriteQueue<Batch: Sendable>: Sendable {
     private let shared = Shared()
     private let input: AsyncStream<(UInt64, Batch)>.Continuation
     private let worker: Task<Void, Never>
-    let maxPending: Int
+    public let maxPending: Int
 
     /// - Parameters:
     ///   - write: writes one batch; throws when it could not.
     ///   - isTransient: whether a write's error may pass if tried again.
     ///   - finished: called once per batch with nil, or the error it was given up for.
-    init(
+    public init(
         maxPending: Int, maxBackoff: Duration = .seconds(5),
         write: @escaping @Sendable (Batch) async throws -> Void,
         isTransient: @escaping @Sendable (any Error) -> Bool,
@@ -85,7 +85,7 @@ final class OrderedWriteQueue<Batch: Sendable>: Sendable {
     }
 
     /// Enqueues a batch; false, enqueuing nothing, when `maxPending` already wait.
-    func enqueue(_ batch: Batch) -> Bool {
+    public func enqueue(_ batch: Batch) -> Bool {
         shared.state.withLock { state in
             guard state.enqueued - state.written < UInt64(maxPending) else { return false }
             state.enqueued += 1
@@ -95,13 +95,13 @@ final class OrderedWriteQueue<Batch: Sendable>: Sendable {
     }
 
     /// Batches enqueued and not yet written.
-    var pending: Int { shared.state.withLock { Int($0.enqueued - $0.written) } }
+    public var pending: Int { shared.state.withLock { Int($0.enqueued - $0.written) } }
 
     /// Waits until every batch enqueued before this call is written. While
     /// writes fail (the database is away), or once `limit` has passed, it
     /// returns at once: reads go ahead on what is written, since a database
     /// that is away must not hang every REST read.
-    func caughtUp(within limit: Duration) async {
+    public func caughtUp(within limit: Duration) async {
         let target = shared.state.withLock { $0.enqueued }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitUntilWritten(target) }
@@ -139,7 +139,7 @@ final class OrderedWriteQueue<Batch: Sendable>: Sendable {
     }
 
     /// Stops taking batches and waits for those enqueued to be written.
-    func finish() async {
+    public func finish() async {
         input.finish()
         await worker.value
     }

@@ -26,7 +26,7 @@ public final class PostgresDatabase: Sendable {
         url: String, logger: Logger, connectTimeout: Duration = .seconds(5)
     ) async throws -> PostgresDatabase {
         let target = try Target(url: url)
-        let displayURL = Self.display(url)
+        let displayURL = Self.masked(url)
         // One direct connection first: it fails at once, with the reason
         // (refused, unknown database, bad password), where the pool would
         // retry for a minute; the migrations run on it.
@@ -100,17 +100,17 @@ public final class PostgresDatabase: Sendable {
             guard let parts = URLComponents(string: url), let scheme = parts.scheme,
                   ["postgres", "postgresql"].contains(scheme.lowercased())
             else {
-                throw HistoryStoreError.badDatabaseURL("'\(display(url))' is not a postgres:// URL")
+                throw HistoryStoreError.badDatabaseURL("'\(masked(url))' is not a postgres:// URL")
             }
             guard let host = parts.host, !host.isEmpty else {
-                throw HistoryStoreError.badDatabaseURL("'\(display(url))' names no host")
+                throw HistoryStoreError.badDatabaseURL("'\(masked(url))' names no host")
             }
             guard let user = parts.user, !user.isEmpty else {
-                throw HistoryStoreError.badDatabaseURL("'\(display(url))' names no user")
+                throw HistoryStoreError.badDatabaseURL("'\(masked(url))' names no user")
             }
             let name = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
             guard !name.isEmpty, !name.contains("/") else {
-                throw HistoryStoreError.badDatabaseURL("'\(display(url))' names no database (…/dbname)")
+                throw HistoryStoreError.badDatabaseURL("'\(masked(url))' names no database (…/dbname)")
             }
             sslmode = parts.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
             guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(sslmode) else {
@@ -143,10 +143,7 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// A database URL with its password masked (a path is returned as it is).
-    public static func masked(_ url: String) -> String { display(url) }
-
-    /// The URL with its password masked.
-    static func display(_ url: String) -> String {
+    public static func masked(_ url: String) -> String {
         guard var parts = URLComponents(string: url), parts.password != nil else { return url }
         parts.password = "****"
         return parts.string ?? url
@@ -164,7 +161,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Whether a failed statement may work when tried again: the connection
     /// failed, not the statement.
-    static func isTransient(_ error: any Error) -> Bool {
+    public static func isTransient(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError else { return true }
         return error.code != .server
     }

@@ -271,7 +271,7 @@ public final class SQLiteHistoryStore: HistoryStore {
 
     /// A room's participants in the order they joined (oldest first, a
     /// decision: Twilio does not document its order). Dates and paging as
-    /// in ``rooms(status:uniqueName:createdAfter:createdBefore:page:pageSize:)``.
+    /// in ``roomPage(status:uniqueName:createdAfter:createdBefore:page:pageSize:)``.
     /// The REST layer applies Twilio's default `Status=connected` for an
     /// in-progress room; this method applies only the filters given.
     public func participantPage(
