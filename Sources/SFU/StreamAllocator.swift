@@ -233,7 +233,14 @@ public struct StreamAllocator: Sendable {
             }
         }
 
-        return finish(tracks, candidates, audio: audio, total: total, maxVideo: maxVideo, upgradeBudget: upgradeBudget, now: now)
+        // The render cap's layer is asked of the publisher against the
+        // estimate of now, not the lowest of the last 5 s: a paused layer
+        // takes a second or two to come back (its keyframe), and asked
+        // only once the window allows the step, the step waited for it
+        // again (bwe-cut: f came 7-8 s after the probe that found the
+        // restored link, 5 s of them the window).
+        let resumeBudget = min(max(0, budget * Self.upgradeHeadroom / 1000 - audio), maxVideo)
+        return finish(tracks, candidates, audio: audio, total: total, maxVideo: maxVideo, resumeBudget: resumeBudget, now: now)
     }
 
     // MARK: Steps of one allocation
@@ -391,7 +398,7 @@ public struct StreamAllocator: Sendable {
     /// The decisions in `tracks`' order; remembers them for the next call.
     private mutating func finish(
         _ tracks: [AllocatorTrack], _ candidates: [Candidate], audio: Int, total: Int, maxVideo: Int,
-        upgradeBudget: Int, now: MediaTime
+        resumeBudget: Int, now: MediaTime
     ) -> [Allocation] {
         var next: [TrackID: Forwarded] = [:]
         next.reserveCapacity(candidates.count)
@@ -424,14 +431,15 @@ public struct StreamAllocator: Sendable {
                     layer = (chosen.spatial, chosen.temporal)
                     decision = .forward(spatial: chosen.spatial, temporal: chosen.temporal)
                     needed = 1 << UInt64(chosen.spatial)
-                    // Below the render cap's layer while it would fit (its
-                    // hold not over, or the layer paused): keep it asked
-                    // for, live or not. Asked only while paused, a lone
-                    // viewer's f came back, was live but not taken yet
-                    // (hold), was no longer needed, paused again 1.5 s
-                    // later, and so on: the viewer never left q.
+                    // Below the render cap's layer while it would fit the
+                    // estimate (its hold or the 5 s window not over, or the
+                    // layer paused): keep it asked for, live or not. Asked
+                    // only while paused, a lone viewer's f came back, was
+                    // live but not taken yet (hold), was no longer needed,
+                    // paused again 1.5 s later, and so on: the viewer
+                    // never left q.
                     if candidate.ideal.spatial > chosen.spatial
-                        && total - chosen.bitrate + candidate.ideal.bitrate <= upgradeBudget
+                        && total - chosen.bitrate + candidate.ideal.bitrate <= resumeBudget
                     {
                         needed |= 1 << UInt64(candidate.ideal.spatial)
                     }

@@ -273,6 +273,20 @@ import VroomTesting
         #expect(wide[0].neededLayers & 0b100 != 0, "f asked back once it fits")
     }
 
+    /// The estimate jumps (a probe found a restored link) while the 5 s
+    /// window still holds the track on q: f, paused, is asked back at
+    /// once, so it is live when the window lets the track take it.
+    @Test func aPausedLayerIsAskedBackBeforeTheWindowAllowsTheStep() {
+        var allocator = StreamAllocator(profile: AllocationProfile(mode: .grid))
+        _ = allocator.allocate(budget: 300_000, tracks: [Self.camera(1, live: [0])], now: .seconds(0))
+        _ = allocator.allocate(budget: 300_000, tracks: [Self.camera(1, live: [0])], now: .seconds(10))
+        let jumped = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1, live: [0])], now: .seconds(11))
+        #expect(jumped[0].decision == .forward(spatial: 0, temporal: 2), "the window holds the step")
+        #expect(jumped[0].neededLayers & 0b100 != 0, "f asked back at once")
+        let later = allocator.allocate(budget: 3_000_000, tracks: [Self.camera(1)], now: .seconds(15.5))
+        #expect(later[0].decision == .forward(spatial: 2, temporal: 2))
+    }
+
     /// Room for f, paused: asked back; live again, but the track changed
     /// layer within its hold: f stays needed from the publisher meanwhile
     /// (dropped from the need, it would pause again before the hold is
