@@ -16,6 +16,7 @@ import Foundation
 /// - `trackForwarding`, `remoteAudioPaused`: to the media layer.
 /// - `participantRemoved`: the session and media state of that participant end.
 /// - `messageSent`: to message subscriptions (AdminAPI's `MessageSubscriptions`).
+/// - `session`: to a cluster's store (Persistence), so any node can resume it.
 public enum RoomEvent: Hashable, Sendable {
     /// A notice for one participant's session.
     case notice(to: ParticipantSID, ParticipantNotice)
@@ -41,4 +42,7 @@ public enum RoomEvent: Hashable, Sendable {
     case participantRemoved(room: RoomSID, participant: ParticipantSID, reason: ParticipantEndReason)
     /// A participant or the server sent a message (for message subscriptions).
     case messageSent(RoomMessage)
+    /// A session's token or subscribe rules changed (join, resume, rules):
+    /// for a cluster's store, so another node can resume it.
+    case session(SessionRecord)
 }

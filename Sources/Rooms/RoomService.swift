@@ -142,6 +142,7 @@ public struct RoomService: Sendable {
             events.append(.notice(to: other, .participantConnected(participant.info)))
         }
         events.append(.participantRecord(participant.record))
+        events.append(.session(participant.session))
         appendCallback(.participantConnected, room: roomSID, participant: sid, at: now, events: &events)
         refreshSubscriptions(in: roomSID, events: &events)
         return RoomOutcome(value: joinResult(for: sid, resumed: false, replacedLiveSession: false), events: events)
@@ -171,16 +172,38 @@ public struct RoomService: Sendable {
             case .left, .reconnectWindowExpired: throw .signalingConnectionDisconnected
             }
         }
-        guard let sid = tokens[sessionToken], var participant = participants[sid],
+        guard let sid = tokens[sessionToken], let participant = participants[sid],
               participant.sessionToken == sessionToken
         else { throw .signalingConnectionDisconnected }
+        return try completeResume(participant, identity: identity, now: now)
+    }
+
+    /// A resume of a participant taken over from another node
+    /// (`adopt`), whose session token the caller checked against the
+    /// cluster's database (it is not known here). The same checks and
+    /// result as `resume(sessionToken:identity:now:)`; 53001 for a
+    /// participant that is not an adopted one waiting for its resume.
+    public mutating func resume(adopted sid: ParticipantSID, identity: String, now: Date) throws(RoomError) -> RoomOutcome<JoinResult> {
+        forgetEndedSessions(now: now)
+        guard let participant = participants[sid], participant.adopted else { throw .signalingConnectionDisconnected }
+        return try completeResume(participant, identity: identity, now: now)
+    }
+
+    /// The rest of a resume, once the session is found: a new token, the
+    /// participant connected again.
+    private mutating func completeResume(
+        _ found: ParticipantState, identity: String, now: Date
+    ) throws(RoomError) -> RoomOutcome<JoinResult> {
+        var participant = found
+        let sid = participant.sid
         guard participant.identity == identity else { throw .accessTokenGrantsInvalid }
         guard rooms[participant.roomSID]?.status == .inProgress else { throw .roomNotFound }
         if let deadline = participant.reconnectDeadline, now >= deadline { throw .signalingConnectionDisconnected }
 
         var events: [RoomEvent] = []
         let wasReconnecting = participant.status == .reconnecting
-        tokens[sessionToken] = nil
+        tokens[participant.sessionToken] = nil
+        participant.adopted = false
         let token = SessionToken.random(using: &generator)
         tokens[token] = sid
         participant.sessionToken = token
@@ -191,6 +214,7 @@ public struct RoomService: Sendable {
         let subscribedAtDrop = participant.subscribedAtDrop
         participant.subscribedAtDrop = nil
         participants[sid] = participant
+        events.append(.session(participant.session))
         if wasReconnecting {
             for other in connectedParticipants(in: participant.roomSID, except: sid) {
                 events.append(.notice(to: other, .participantReconnected(sid)))

@@ -43,8 +43,18 @@ struct ParticipantState: Sendable {
     var serverMessageTimes: [Date] = []
     var nextServerSequenceNumber = 0
     var sessionToken: SessionToken
+    /// Taken over from another node (`RoomService.adopt`): its token is
+    /// not known here (the database keeps a hash), so a resume checked
+    /// against the database comes in through `resume(adopted:)`.
+    var adopted = false
 
     var isCurrent: Bool { status != .disconnected }
+
+    var session: SessionRecord {
+        SessionRecord(
+            participantSID: sid, roomSID: roomSID, identity: identity, token: sessionToken, rules: rules,
+            rulesDateUpdated: rulesDateUpdated)
+    }
 
     func isInterrupted(_ kind: TrackKind) -> Bool {
         switch kind {

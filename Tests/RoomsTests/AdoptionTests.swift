@@ -1,0 +1,116 @@
+import Foundation
+import Rooms
+import Testing
+
+/// A room taken over by another node (PROTOCOL.md section 8): what one
+/// service's events put in the cluster's database is enough for another
+/// service to carry the room on with the same SIDs.
+@Suite struct AdoptionTests {
+    /// The latest record of each kind in `events`, as the database keeps
+    /// them (upserts by SID, tracks removed when unpublished).
+    static func snapshot(of events: [RoomEvent]) throws -> RoomSnapshot {
+        var room: RoomRecord?
+        var participants: [ParticipantSID: ParticipantRecord] = [:]
+        var order: [ParticipantSID] = []
+        var sessions: [ParticipantSID: SessionRecord] = [:]
+        var tracks: [TrackSID: PublishedTrackRecord] = [:]
+        for event in events {
+            switch event {
+            case .roomRecord(let record): room = record
+            case .participantRecord(let record):
+                if participants[record.sid] == nil { order.append(record.sid) }
+                participants[record.sid] = record
+            case .session(let session): sessions[session.participantSID] = session
+            case .publishedTrackRecord(let track): tracks[track.sid] = track
+            case .publishedTrackRemoved(_, _, let track): tracks[track] = nil
+            default: break
+            }
+        }
+        return RoomSnapshot(
+            room: try #require(room),
+            participants: try order.map { sid in
+                let session = try #require(sessions[sid])
+                return RoomSnapshot.Participant(
+                    record: participants[sid]!, rules: session.rules, rulesDateUpdated: session.rulesDateUpdated,
+                    tracks: tracks.values.filter { $0.participantSID == sid }.sorted { $0.sid.rawValue < $1.sid.rawValue })
+            })
+    }
+
+    @Test func aJoinAResumeAndNewRulesEachRecordTheSession() throws {
+        var service = makeService()
+        let alice = try join(&service, "alice")
+        let sessions = { (events: [RoomEvent]) in events.compactMap { if case .session(let s) = $0 { s } else { nil } } }
+        #expect(sessions(alice.events).map(\.token) == [alice.token])
+        _ = service.drop(participant: alice.sid, now: at(1))
+        let resumed = try service.resume(sessionToken: alice.token, identity: "alice", now: at(2))
+        #expect(sessions(resumed.events).map(\.token) == [resumed.value.sessionToken])
+        let rules = try service.updateSubscriptions(participant: alice.sid, rules: SubscribeRule.excludeAll, now: at(3))
+        #expect(sessions(rules).map(\.rules) == [SubscribeRule.excludeAll])
+        #expect(sessions(rules).map(\.rulesDateUpdated) == [at(3)])
+    }
+
+    @Test func anAdoptedRoomKeepsItsSIDsPublicationsAndRules() throws {
+        var old = makeService(seed: 1)
+        var events: [RoomEvent] = []
+        let alice = try join(&old, "alice")
+        let bob = try join(&old, "bob", rules: [SubscribeRule(type: .include, kind: .audio)])
+        let carol = try join(&old, "carol")
+        events += alice.events + bob.events + carol.events
+        let aliceTracks = try old.publish(
+            participant: alice.sid, tracks: [TrackRequest(mid: "0", name: "camera", kind: "video"), TrackRequest(mid: "1", name: "mic", kind: "audio")],
+            now: at(1))
+        events += aliceTracks.events
+        let snapshot = try Self.snapshot(of: events)
+
+        // The old node is gone; another adopts the room at 20 s.
+        var new = makeService(seed: 2)
+        let adopted = try new.adopt(snapshot, now: at(20))
+        #expect(adopted.participantRecords.map(\.status) == [.reconnecting, .reconnecting, .reconnecting])
+        #expect(adopted.notices(to: alice.sid).isEmpty)
+        #expect(try new.adopt(snapshot, now: at(21)).isEmpty, "adopting twice changes nothing")
+        #expect(new.nextDeadline == at(50))
+
+        // Alice resumes with the token the database vouched for.
+        let resumed = try new.resume(adopted: alice.sid, identity: "alice", now: at(22))
+        #expect(resumed.value.room.sid == snapshot.room.sid)
+        #expect(resumed.value.participant.sid == alice.sid)
+        #expect(resumed.value.resumed)
+        #expect(Set(resumed.value.participant.tracks.map(\.sid)) == Set(aliceTracks.value.map(\.sid)))
+        #expect(resumed.value.participants.map(\.sid) == [bob.sid, carol.sid])
+        // The same publish keeps the same track SIDs (the media renegotiation).
+        let again = try new.publish(
+            participant: alice.sid, tracks: [TrackRequest(mid: "0", name: "camera", kind: "video"), TrackRequest(mid: "1", name: "mic", kind: "audio")],
+            now: at(23))
+        #expect(again.value.map(\.isNew) == [false, false])
+        #expect(again.value.map(\.sid) == aliceTracks.value.map(\.sid))
+
+        // Bob resumes: alice hears of it; his audio-only rules held.
+        let bobBack = try new.resume(adopted: bob.sid, identity: "bob", now: at(24))
+        #expect(bobBack.events.notices(to: alice.sid) == [.participantReconnected(bob.sid)])
+        #expect(bobBack.events.notices(to: bob.sid) == [.subscriptionsChanged])
+        #expect(new.subscribedTracks(of: bob.sid).map(\.kind) == [.audio])
+
+        // A second resume of the adopted way is refused (the session has a
+        // new token now), and a wrong identity is 20106.
+        expectRoomError(.signalingConnectionDisconnected) { _ = try new.resume(adopted: alice.sid, identity: "alice", now: at(25)) }
+        expectRoomError(.accessTokenGrantsInvalid) { _ = try new.resume(adopted: carol.sid, identity: "mallory", now: at(25)) }
+
+        // Carol never comes back: her window, started at the adoption, ends her.
+        let expired = new.tick(now: at(51))
+        #expect(expired.participantRecords.last?.sid == carol.sid)
+        #expect(expired.participantRecords.last?.endReason == .reconnectWindowExpired)
+        expectRoomError(.signalingConnectionDisconnected) { _ = try new.resume(adopted: carol.sid, identity: "carol", now: at(52)) }
+    }
+
+    @Test func aRoomThatIsNotInProgressOrWhoseNameIsTakenIsNotAdopted() throws {
+        var old = makeService(seed: 1)
+        let alice = try join(&old, "alice")
+        var snapshot = try Self.snapshot(of: alice.events)
+        var new = makeService(seed: 2)
+        _ = try join(&new, "bob")  // a room "standup" of its own
+        expectRoomError(.roomNotFound) { _ = try new.adopt(snapshot, now: at(5)) }
+        snapshot.room.status = .completed
+        var other = makeService(seed: 3)
+        expectRoomError(.roomNotFound) { _ = try other.adopt(snapshot, now: at(5)) }
+    }
+}
