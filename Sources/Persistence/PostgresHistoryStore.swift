@@ -51,7 +51,7 @@ public final class PostgresHistoryStore: HistoryStore {
 
     @discardableResult
     public func record(_ events: [RoomEvent], completion: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
-        let writes = events.filter(\.isHistory)
+        let writes = events.filter { $0.isHistory || $0.isSession }
         guard !writes.isEmpty else { return true }
         return completions.enqueue(completion) { queue.enqueue(writes) }
     }
@@ -69,7 +69,13 @@ public final class PostgresHistoryStore: HistoryStore {
     private static func apply(_ event: RoomEvent, _ connection: PostgresConnection, _ logger: Logger) async throws {
         switch event {
         case .roomRecord(let room): try await connection.query(upsert(room), logger: logger)
-        case .participantRecord(let participant): try await connection.query(upsert(participant), logger: logger)
+        case .participantRecord(let participant):
+            try await connection.query(upsert(participant), logger: logger)
+            if participant.status == .disconnected {
+                try await connection.query(
+                    "DELETE FROM session WHERE participant_sid = \(participant.sid.rawValue)", logger: logger)
+            }
+        case .session(let session): try await connection.query(try upsert(session), logger: logger)
         case .publishedTrackRecord(let track): try await connection.query(upsert(track), logger: logger)
         case .publishedTrackRemoved(_, _, let track):
             try await connection.query("DELETE FROM published_track WHERE sid = \(track.rawValue)", logger: logger)
@@ -232,18 +238,18 @@ public final class PostgresHistoryStore: HistoryStore {
 
     // MARK: - Helpers
 
-    private static let roomColumns = """
+    static let roomColumns = """
         sid, unique_name, status, max_participants, empty_room_timeout, unused_room_timeout, status_callback,
         status_callback_method, date_created, date_updated, end_time, duration
         """
-    private static let participantColumns = """
+    static let participantColumns = """
         sid, room_sid, identity, name, status, date_created, date_updated, start_time, end_time, duration, end_reason
         """
-    private static let trackColumns = """
+    static let trackColumns = """
         sid, participant_sid, room_sid, name, kind, enabled, publisher_enabled, mid, date_created, date_updated
         """
 
-    private func fetch<Element>(
+    func fetch<Element>(
         _ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> Element
     ) async throws -> [Element] {
         try await database.client.query(query, logger: database.logger).collect()

@@ -104,6 +104,24 @@ enum PostgresSchema {
             "CREATE INDEX room_placement_by_node ON room_placement(node_id)",
             "CREATE INDEX room_placement_by_room ON room_placement(room_sid)",
         ]),
+        // (3 is the webhook outbox.)
+        (4, "sessions", [
+            // A participant's current session: the SHA-256 of its token (the
+            // token itself is never stored), and its subscribe rules (JSON),
+            // so another node can resume it. One row per participant,
+            // deleted when the participant's session ends.
+            """
+            CREATE TABLE session (
+                participant_sid TEXT PRIMARY KEY,
+                token_hash TEXT NOT NULL UNIQUE,
+                room_sid TEXT NOT NULL,
+                identity TEXT NOT NULL,
+                rules TEXT NOT NULL,
+                rules_date_updated BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX session_by_room ON session(room_sid)",
+        ]),
     ]
 
     /// Brings the schema up to date, in one transaction (PostgreSQL's DDL is

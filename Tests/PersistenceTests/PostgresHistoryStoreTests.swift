@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Persistence
+@testable import Persistence
 import Rooms
 import Testing
 import VroomTesting
@@ -85,5 +85,58 @@ import VroomTesting
         let page = try await store.participants(roomSID: alice.value.room.sid, status: .disconnected, pageSize: 100)
         #expect(page.items.map(\.sid) == sids)
         #expect(page.items.allSatisfy { $0.endReason == .left })
+    }
+    /// Sessions by token (its hash: the token is not in the table), and a
+    /// room rebuilt from what the database holds equals the room's own
+    /// state: what another node needs to take a room over.
+    @Test func sessionsAreFoundByTokenAndARoomCanBeRebuilt() async throws {
+        let url = try PostgresServer.shared().createDatabase()
+        let store = PostgresHistoryStore(database: try await PostgresDatabase.connect(url: url, logger: Logger(label: "test")))
+        var service = RoomService(generator: SystemRandomNumberGenerator())
+        let alice = try service.join(roomName: "moving", identity: "alice", now: start)
+        let bob = try service.join(
+            roomName: "moving", identity: "bob", rules: [SubscribeRule(type: .include, kind: .audio)], now: start)
+        let published = try service.publish(
+            participant: alice.value.participant.sid,
+            tracks: [TrackRequest(mid: "0", name: "camera", kind: "video")], now: start.addingTimeInterval(1))
+        let carol = try service.join(roomName: "moving", identity: "carol", now: start.addingTimeInterval(2))
+        #expect(store.record(alice.events + bob.events + published.events + carol.events))
+
+        let found = try #require(try await store.session(token: alice.value.sessionToken))
+        #expect(found.participantSID == alice.value.participant.sid)
+        #expect(found.roomSID == alice.value.room.sid && found.uniqueName == "moving" && found.identity == "alice")
+        #expect(try await store.session(token: SessionToken(rawValue: "not-a-token")) == nil)
+        let rows = try await store.database.client.query("SELECT count(*) FROM session WHERE token_hash = \(alice.value.sessionToken.rawValue)", logger: store.database.logger)
+        for try await count in rows.decode(Int.self) { #expect(count == 0, "the token itself is not stored") }
+
+        // A resume's new token replaces the old; a participant who left has no session.
+        _ = service.drop(participant: alice.value.participant.sid, now: start.addingTimeInterval(3))
+        let resumed = try service.resume(sessionToken: alice.value.sessionToken, identity: "alice", now: start.addingTimeInterval(4))
+        let left = service.leave(participant: carol.value.participant.sid, now: start.addingTimeInterval(5))
+        #expect(store.record(resumed.events + left))
+        #expect(try await store.session(token: alice.value.sessionToken) == nil)
+        #expect(try await store.session(token: resumed.value.sessionToken)?.participantSID == alice.value.participant.sid)
+        #expect(try await store.session(token: carol.value.sessionToken) == nil)
+
+        let snapshot = try #require(try await store.snapshot(room: alice.value.room.sid))
+        #expect(snapshot.room.uniqueName == "moving" && snapshot.room.status == .inProgress)
+        #expect(snapshot.participants.map(\.record.sid) == [alice.value.participant.sid, bob.value.participant.sid])
+        #expect(snapshot.participants.map(\.rules) == [SubscribeRule.includeAll, [SubscribeRule(type: .include, kind: .audio)]])
+        #expect(snapshot.participants[0].tracks.map(\.sid) == published.value.map(\.sid))
+        #expect(snapshot.participants[1].tracks.isEmpty)
+
+        // Adopted by another service: the same room, carried on.
+        var other = RoomService(generator: SystemRandomNumberGenerator())
+        _ = try other.adopt(snapshot, now: start.addingTimeInterval(10))
+        let back = try other.resume(adopted: bob.value.participant.sid, identity: "bob", now: start.addingTimeInterval(11))
+        #expect(back.value.room.sid == alice.value.room.sid)
+        #expect(back.value.participants.map(\.sid) == [alice.value.participant.sid])
+        #expect(other.subscribedTracks(of: bob.value.participant.sid).isEmpty, "bob takes audio only; alice has video")
+
+        // The room ends: no session to resume, no snapshot.
+        let ended = try service.completeRoom(alice.value.room.sid.rawValue, now: start.addingTimeInterval(20))
+        #expect(store.record(ended.events))
+        #expect(try await store.session(token: resumed.value.sessionToken) == nil)
+        #expect(try await store.snapshot(room: alice.value.room.sid) == nil)
     }
 }
