@@ -21,6 +21,8 @@ public final class ClusterNode: RoomPlacement {
     private let history: any HistoryStore
     private let logger: Logger
     private let load: @Sendable () async -> (participants: Int, rooms: Int)
+    /// Whether this node's room host has the room in progress.
+    private let hosts: @Sendable (RoomSID) async -> Bool
     /// A dead node's rooms end `failed` once it has been silent this long.
     private let failRoomsAfterSeconds: Int
     private let draining = Atomic<Bool>(false)
@@ -47,9 +49,11 @@ public final class ClusterNode: RoomPlacement {
     ///     resume elsewhere; its rooms end `failed` when nobody did, that
     ///     long after the node is dead.
     ///   - load: the node's current participants and rooms in progress.
+    ///   - hosts: whether the node's room host has a room in progress.
     public init(
         url: String, database: PostgresDatabase, history: any HistoryStore, reconnectWindowSeconds: Double,
-        logger: Logger, load: @escaping @Sendable () async -> (participants: Int, rooms: Int)
+        logger: Logger, load: @escaping @Sendable () async -> (participants: Int, rooms: Int),
+        hosts: @escaping @Sendable (RoomSID) async -> Bool = { _ in false }
     ) {
         failRoomsAfterSeconds = PostgresNodeTable.deadAfterSeconds + Int(reconnectWindowSeconds.rounded(.up))
         id = "NO" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
@@ -58,6 +62,7 @@ public final class ClusterNode: RoomPlacement {
         self.history = history
         self.logger = logger
         self.load = load
+        self.hosts = hosts
         let nodes = nodes, id = id
         // 10k: far more rooms than a node starts or ends while its database is away.
         placementWrites = OrderedWriteQueue(
@@ -162,6 +167,31 @@ public final class ClusterNode: RoomPlacement {
             return .elsewhere(signalingURL: Self.signalingURL(nodeURL: owner.url))
         } catch {
             logger.warning("cluster: cannot claim room '\(uniqueName)': \(error)")
+            return .unavailable
+        }
+    }
+
+    /// A session this node's rooms do not know: its room, by the token's
+    /// hash in the database, is placed as any room is (`place`: its owner
+    /// while that one is live, else the least-loaded live node). Placed
+    /// here and not hosted here (its node died), the room is read back to
+    /// be adopted; placed elsewhere, the client is sent there.
+    public func locate(session token: SessionToken) async -> SessionLocation {
+        guard let history = history as? PostgresHistoryStore else { return .unknown }
+        let nodes = nodes, id = id
+        do {
+            return try await withTimeout(Self.placementTimeout) { [hosts] in
+                guard let session = try await history.session(token: token) else { return .unknown }
+                guard let owner = try await nodes.place(uniqueName: session.uniqueName, preferring: id) else {
+                    return .unavailable
+                }
+                guard owner.id == id else { return .elsewhere(signalingURL: Self.signalingURL(nodeURL: owner.url)) }
+                if await hosts(session.roomSID) { return .here(participant: session.participantSID, snapshot: nil) }
+                guard let snapshot = try await history.snapshot(room: session.roomSID) else { return .unknown }
+                return .here(participant: session.participantSID, snapshot: snapshot)
+            }
+        } catch {
+            logger.warning("cluster: cannot locate a session: \(error)")
             return .unavailable
         }
     }

@@ -1,3 +1,5 @@
+import Rooms
+
 /// Where a room lives (PROTOCOL.md section 8): a room is on one node at a
 /// time, and a `join` that reaches another node is redirected there. One
 /// node places every room on itself; a cluster's placement reads and writes
@@ -10,6 +12,30 @@ public protocol RoomPlacement: Sendable {
     /// owns the name, `.elsewhere` when another live node does (the room
     /// exists there, 53113), `.unavailable` when the owner cannot be known.
     func claim(uniqueName: String) async -> RoomLocation
+
+    /// A resume whose session token this node's rooms do not know: where
+    /// the session lives in the cluster (section 8: any node can resume
+    /// any session), taking its room over when its node is dead.
+    func locate(session token: SessionToken) async -> SessionLocation
+}
+
+extension RoomPlacement {
+    /// One node alone: a token it does not know is no session at all.
+    public func locate(session token: SessionToken) async -> SessionLocation { .unknown }
+}
+
+/// The answer of `RoomPlacement.locate(session:)`.
+public enum SessionLocation: Sendable {
+    /// No current session has this token (the resume gets 53001).
+    case unknown
+    /// The session's room is this node's: resume the participant here
+    /// (`RoomService.resume(adopted:)`), first adopting `snapshot` when
+    /// the room was just taken over from a dead node.
+    case here(participant: ParticipantSID, snapshot: RoomSnapshot?)
+    /// The room lives on another node: redirect there.
+    case elsewhere(signalingURL: String)
+    /// The cluster's database cannot say now (the resume gets 53006).
+    case unavailable
 }
 
 /// The answer of a `RoomPlacement`.

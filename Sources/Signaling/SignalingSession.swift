@@ -229,11 +229,41 @@ actor SignalingSession {
             let result: JoinResult
             if let resume = join.resume {
                 let sessionToken = SessionToken(rawValue: resume)
-                result = try await host.admit(
-                    connection: outbox,
-                    joined: joined
-                ) { (service: inout RoomService, now) throws(RoomError) in
-                    try service.resume(sessionToken: sessionToken, identity: identity, now: now)
+                do throws(RoomError) {
+                    result = try await host.admit(
+                        connection: outbox,
+                        joined: joined
+                    ) { (service: inout RoomService, now) throws(RoomError) in
+                        try service.resume(sessionToken: sessionToken, identity: identity, now: now)
+                    }
+                } catch .signalingConnectionDisconnected {
+                    // Not a session of this node's: in a cluster it may be
+                    // another node's, or an adopted one (PROTOCOL.md section 8).
+                    let participant: ParticipantSID
+                    switch await node.placement.locate(session: sessionToken) {
+                    case .unknown: throw .signalingConnectionDisconnected
+                    case .elsewhere(let url):
+                        ended = true
+                        outbox.send(.finalMessage(.redirect(url: url)))
+                        return
+                    case .unavailable:
+                        refuse(SignalingError(.signalingServerBusy, message: "the session's room cannot be found now; try again"), id: id)
+                        return
+                    case .here(let found, let snapshot):
+                        if let snapshot {
+                            try await host.perform { (service: inout RoomService, now) throws(RoomError) in
+                                try service.adopt(snapshot, now: now)
+                            }
+                            logger.notice("took over room \(snapshot.room.uniqueName) (\(snapshot.room.sid.rawValue)) with \(snapshot.participants.count) participant(s)")
+                        }
+                        participant = found
+                    }
+                    result = try await host.admit(
+                        connection: outbox,
+                        joined: joined
+                    ) { (service: inout RoomService, now) throws(RoomError) in
+                        try service.resume(adopted: participant, identity: identity, now: now)
+                    }
                 }
                 // A resume gets a fresh offer when its subscriber set changed
                 // (a `subscriptionsChanged` notice); one in flight is sent again.

@@ -151,6 +151,9 @@ struct Serve: AsyncParsableCommand {
             ) {
                 guard let host = hostBox.value else { return (0, 0) }
                 return await host.read { ($0.participantCount, $0.inProgressRoomCount) }
+            } hosts: { room in
+                guard let host = hostBox.value else { return false }
+                return await host.read { $0.roomRecord(room)?.status == .inProgress }
             }
         }
         let node = Node(

@@ -83,6 +83,14 @@ public final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// SIGKILL at once: the process dies without a word, as a node whose
+    /// machine fails (failover tests).
+    public func kill9() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        _ = waitForExit(seconds: 5)
+    }
+
     public func waitForExit(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
