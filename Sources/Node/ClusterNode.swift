@@ -196,6 +196,23 @@ public final class ClusterNode: RoomPlacement {
         }
     }
 
+    /// Moves this node's room `uniqueName` to another live node (a drain),
+    /// once the database holds the room's latest records and sessions.
+    /// Returns the signaling URL its participants resume at; nil when no
+    /// other node can take it.
+    public func move(uniqueName: String) async -> String? {
+        let nodes = nodes, id = id, history = history
+        do {
+            return try await withTimeout(Self.placementTimeout) {
+                try await history.caughtUp()
+                return try await nodes.move(uniqueName: uniqueName, from: id).map { Self.signalingURL(nodeURL: $0.url) }
+            }
+        } catch {
+            logger.warning("cluster: cannot move room '\(uniqueName)': \(error)")
+            return nil
+        }
+    }
+
     /// `ws://host:port/v1/signal` for `http://host:port` (wss for https).
     public static func signalingURL(nodeURL: String) -> String {
         var base = nodeURL

@@ -99,6 +99,17 @@ public final class Node: Sendable {
         }
     }
 
+    // MARK: - Moving rooms
+
+    /// Hands `room` over to another node (a drain): its participants are
+    /// told to resume at `signalingURL` and their media here ends. Returns
+    /// how many participants were moved.
+    public func moveRoom(_ room: RoomSID, to signalingURL: String) async -> Int {
+        let participants = await rooms.release(room: room, reconnectTo: signalingURL)
+        for participant in participants { media.remove(participant: participant) }
+        return participants.count
+    }
+
     // MARK: - Media events
 
     /// Routes an event of the media plane, in SIDs, to the sessions it

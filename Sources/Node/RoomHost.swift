@@ -11,10 +11,16 @@ public protocol ParticipantConnection: AnyObject, Sendable {
     /// A resume on another socket took the participant over: this one must
     /// close without being treated as a drop.
     func connectionReplaced()
+
+    /// The participant's room moved to another node (a drain): tell the
+    /// client to resume at `signalingURL`, then close, not as a drop.
+    func roomMoved(to signalingURL: String)
 }
 
 extension ParticipantConnection {
     public func connectionReplaced() {}
+
+    public func roomMoved(to signalingURL: String) { connectionReplaced() }
 }
 
 /// The one owner of a node's `RoomService` (DESIGN.md, "One owner per
@@ -106,6 +112,23 @@ public actor RoomHost {
         guard connections[participant] === connection else { return }
         connections[participant] = nil
         perform { (service: inout RoomService, now) -> [RoomEvent] in service.drop(participant: participant, now: now) }
+    }
+
+    /// Hands `room` over to another node (a drain, PROTOCOL.md section 8):
+    /// the room and its participants are forgotten here without an event
+    /// (their records stay in progress in the cluster's database, where the
+    /// new node reads them), and each connected participant is told to
+    /// resume at `signalingURL`. Returns the participants, whose media the
+    /// caller ends.
+    public func release(room: RoomSID, reconnectTo signalingURL: String) -> [ParticipantSID] {
+        _ = catchUp()
+        let released = service.release(room: room)
+        for participant in released {
+            connections[participant]?.roomMoved(to: signalingURL)
+            connections[participant] = nil
+        }
+        armTimer()
+        return released
     }
 
     /// The session said `leave`.

@@ -126,6 +126,31 @@ public struct PostgresNodeTable: Sendable {
         }
     }
 
+    /// Moves the placement of a room `nodeID` owns to the least-loaded other
+    /// live `active` node (a drain), in one transaction. Returns that node;
+    /// nil when there is none (or `nodeID` does not own the room).
+    public func move(uniqueName: String, from nodeID: String) async throws -> NodeRow? {
+        try await database.client.withTransaction(logger: database.logger) { connection in
+            guard let target = try await connection.query(
+                """
+                SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu, TRUE AS live
+                FROM node n
+                WHERE n.state = 'active' AND n.id != \(nodeID) AND \(unescaped: live("n."))
+                ORDER BY n.participants + (SELECT count(*) FROM room_placement p WHERE p.node_id = n.id), n.cpu, n.id
+                LIMIT 1
+                """, logger: database.logger
+            ).collect().map(Self.node).first else { return nil }
+            let moved = try await connection.query(
+                """
+                UPDATE room_placement SET node_id = \(target.id), placed_at = now()
+                WHERE unique_name = \(uniqueName) AND node_id = \(nodeID)
+                RETURNING node_id
+                """, logger: database.logger
+            ).collect()
+            return moved.isEmpty ? nil : target
+        }
+    }
+
     /// Records the SID of the room a placement became (its owner created it).
     public func roomCreated(uniqueName: String, roomSID: String, nodeID: String) async throws {
         try await database.client.query(

@@ -82,7 +82,7 @@ extension ServerMessage {
             case .disconnected(let code, let message):
                 try o.encode(code.rawValue, forKey: .code)
                 try o.encode(message, forKey: .message)
-            case .redirect(let url):
+            case .redirect(let url), .reconnect(let url):
                 try o.encode(url, forKey: .url)
             case .trackSwitchedOff(let trackSid, let reason):
                 try o.encode(trackSid, forKey: .trackSid)

@@ -41,6 +41,9 @@ public enum ServerMessage: Sendable, Equatable {
     case disconnected(code: SignalingErrorCode, message: String)
     /// Connect to another node instead.
     case redirect(url: String)
+    /// The room moves to another node (a drain): resume there with the
+    /// session token; the server closes the socket after it.
+    case reconnect(url: String)
     /// A video track this participant receives gets no layer (PROTOCOL.md 7).
     case trackSwitchedOff(trackSid: String, reason: String)
     /// It gets one again.
@@ -72,6 +75,7 @@ public enum ServerMessage: Sendable, Equatable {
         case .networkQuality: "networkQuality"
         case .disconnected: "disconnected"
         case .redirect: "redirect"
+        case .reconnect: "reconnect"
         case .trackSwitchedOff: "trackSwitchedOff"
         case .trackSwitchedOn: "trackSwitchedOn"
         case .publisherLayers: "publisherLayers"

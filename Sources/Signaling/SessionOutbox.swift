@@ -40,6 +40,12 @@ final class SessionOutbox: ParticipantConnection, Sendable {
         }
     }
 
+    /// The room moved to another node: `reconnect`, then close (not a drop).
+    func roomMoved(to signalingURL: String) {
+        state.withLock { $0.replaced = true }
+        send(.finalMessage(.reconnect(url: signalingURL)))
+    }
+
     /// A resume on another socket took this participant over: close quietly.
     func connectionReplaced() {
         state.withLock { $0.replaced = true }

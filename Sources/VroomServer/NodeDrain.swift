@@ -17,18 +17,27 @@ final class NodeDrain: Service {
     private let timeout: Duration
     private let participants: @Sendable () async -> Int
     private let started: @Sendable () async -> Void
+    private let moveRooms: @Sendable () async -> Void
     private let logger: Logger
 
-    /// - Parameter started: runs once the node is draining (a cluster member
-    ///   tells the others, so no new room is placed on it).
+    /// How long moved participants get to leave for their new node before
+    /// the process stops anyway.
+    static let moveGrace = Duration.seconds(10)
+
+    /// - Parameters:
+    ///   - started: runs once the node is draining (a cluster member tells
+    ///     the others, so no new room is placed on it).
+    ///   - moveRooms: runs at the timeout while participants remain (a
+    ///     cluster member moves its rooms to other nodes).
     init(
         timeout: Duration, logger: Logger, participants: @escaping @Sendable () async -> Int,
-        started: @escaping @Sendable () async -> Void = {}
+        started: @escaping @Sendable () async -> Void = {}, moveRooms: @escaping @Sendable () async -> Void = {}
     ) {
         self.timeout = timeout
         self.logger = logger
         self.participants = participants
         self.started = started
+        self.moveRooms = moveRooms
     }
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
@@ -43,6 +52,15 @@ final class NodeDrain: Service {
         logger.notice("draining: \(remaining) participant(s), stopping within \(timeout)")
         // 100 ms: a departure is noticed well within a load balancer's probe period (Kubernetes: 10 s).
         while remaining > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(100))
+            if Task.isCancelled { return }
+            remaining = await participants()
+        }
+        guard remaining > 0 else { return }
+        await moveRooms()
+        remaining = await participants()
+        let moved = ContinuousClock.now + Self.moveGrace
+        while remaining > 0, ContinuousClock.now < moved {
             try? await Task.sleep(for: .milliseconds(100))
             if Task.isCancelled { return }
             remaining = await participants()

@@ -185,7 +185,20 @@ struct Serve: AsyncParsableCommand {
         let drain = NodeDrain(
             timeout: .milliseconds(Int64(configuration.shutdown.drainTimeoutSeconds * 1000)),
             logger: Logger(label: "vroom.drain"), participants: { await host.read { $0.participantCount } },
-            started: { await cluster?.startDraining() })
+            started: { await cluster?.startDraining() },
+            moveRooms: {
+                // A cluster member hands each room to another node (PROTOCOL.md section 8).
+                guard let cluster else { return }
+                let rooms = await host.read { $0.allRooms().filter { $0.status == .inProgress } }
+                for room in rooms {
+                    guard let url = await cluster.move(uniqueName: room.uniqueName) else {
+                        logger.warning("drain: no node can take room \(room.uniqueName); it ends with this node")
+                        continue
+                    }
+                    let moved = await node.moveRoom(room.sid, to: url)
+                    logger.notice("drain: room \(room.uniqueName) moved to \(url) with \(moved) participant(s)")
+                }
+            })
         let router = Router(context: BasicRequestContext.self)
         // Not ready while draining, nor at the node's participant limit, where a join would get 53006.
         let nodeLimit = configuration.rooms.maxParticipantsPerNode

@@ -18,7 +18,7 @@ extension ClientProcessTests {
         let nodes: [ServerProcess]
         let ports: [Int]
 
-        init(count: Int) throws {
+        init(count: Int, extra: [String] = []) throws {
             database = try PostgresServer()
             let url = try database.createDatabase("vroom")
             var nodes: [ServerProcess] = []
@@ -29,7 +29,7 @@ extension ClientProcessTests {
                     let node = try ServerProcess(arguments: [
                         "--dev", "--http-port", "\(port)", "--rtc-port", "0", "--rtc-workers", "1",
                         "--db", url, "--node-url", "http://127.0.0.1:\(port)",
-                    ])
+                    ] + extra)
                     nodes.append(node)
                     ports.append(port)
                     _ = try node.waitFor(#"http: listening on 127\.0\.0\.1:(\d+)"#)

@@ -5,7 +5,7 @@ import Testing
 /// A room taken over by another node (PROTOCOL.md section 8): what one
 /// service's events put in the cluster's database is enough for another
 /// service to carry the room on with the same SIDs.
-@Suite struct AdoptionTests {
+@Suite struct RoomMoveTests {
     /// The latest record of each kind in `events`, as the database keeps
     /// them (upserts by SID, tracks removed when unpublished).
     static func snapshot(of events: [RoomEvent]) throws -> RoomSnapshot {
@@ -112,5 +112,24 @@ import Testing
         snapshot.room.status = .completed
         var other = makeService(seed: 3)
         expectRoomError(.roomNotFound) { _ = try other.adopt(snapshot, now: at(5)) }
+    }
+    /// A drained node hands a room over: it forgets the room and its
+    /// participants without a single event (the records stay in progress
+    /// for the node that adopts it), and its counts and timers with them.
+    @Test func aReleasedRoomIsForgottenWithoutEvents() throws {
+        var service = makeService()
+        let alice = try join(&service, "alice")
+        let bob = try join(&service, "bob")
+        _ = try join(&service, "carol", room: "other")
+        _ = service.drop(participant: bob.sid, now: at(1))
+        let roomSID = try #require(service.participantRecord(alice.sid)?.roomSID)
+        let released = service.release(room: roomSID)
+        #expect(Set(released) == [alice.sid, bob.sid])
+        #expect(service.participantCount == 1)
+        #expect(service.roomRecord(roomSID) == nil)
+        #expect(service.nextDeadline == nil, "bob's window went with the room")
+        #expect(service.tick(now: at(100)).isEmpty)
+        expectRoomError(.signalingConnectionDisconnected) { _ = try service.resume(sessionToken: alice.token, identity: "alice", now: at(2)) }
+        #expect(service.release(room: roomSID).isEmpty)
     }
 }

@@ -1,6 +1,23 @@
 import Foundation
 
 extension RoomService {
+    /// Forgets a room in progress that another node takes over (a drain):
+    /// the room and its current participants go without any event, since
+    /// the room goes on elsewhere with the same records. Returns those
+    /// participants (empty for a room that is not here).
+    public mutating func release(room sid: RoomSID) -> [ParticipantSID] {
+        guard let room = rooms[sid] else { return [] }
+        for participant in room.current {
+            if let state = participants.removeValue(forKey: participant) { tokens[state.sessionToken] = nil }
+            reconnecting.remove(participant)
+            currentParticipantCount -= 1
+        }
+        rooms[sid] = nil
+        roomOrder.removeAll { $0 == sid }
+        if inProgressByName[room.uniqueName] == sid { inProgressByName[room.uniqueName] = nil }
+        return room.current
+    }
+
     /// Takes over a room in progress from another node (PROTOCOL.md
     /// section 8: a dead node's room moves with the first resume; a
     /// draining node's rooms move with `reconnect`): the same room and
