@@ -196,6 +196,26 @@ public final class ClusterNode: RoomPlacement {
         }
     }
 
+    public func takeOver(room: String) async -> RoomSnapshot? {
+        guard let history = history as? PostgresHistoryStore else { return nil }
+        do {
+            return try await withTimeout(Self.placementTimeout) { [hosts] () async throws -> RoomSnapshot? in
+                let record = if let sid = RoomSID(validating: room) {
+                    try await history.room(sid: sid.rawValue)
+                } else {
+                    try await history.latestRoom(uniqueName: room)
+                }
+                guard let record, record.status == .inProgress, !(await hosts(record.sid)) else { return nil }
+                return try await history.snapshot(room: record.sid)
+            }
+        } catch {
+            // The join then starts a room of that name here; the old one
+            // ends failed with its node.
+            logger.warning("cluster: cannot read room '\(room)' to take it over: \(error)")
+            return nil
+        }
+    }
+
     /// Moves this node's room `uniqueName` to another live node (a drain),
     /// once the database holds the room's latest records and sessions.
     /// Returns the signaling URL its participants resume at; nil when no

@@ -17,11 +17,20 @@ public protocol RoomPlacement: Sendable {
     /// the session lives in the cluster (section 8: any node can resume
     /// any session), taking its room over when its node is dead.
     func locate(session token: SessionToken) async -> SessionLocation
+
+    /// After `locate(room:)` said `.here`: the room in progress that this
+    /// node must take over before the join (its node died, or drained it
+    /// here), when the cluster has one by that name or SID and this node's
+    /// rooms do not; nil otherwise.
+    func takeOver(room: String) async -> RoomSnapshot?
 }
 
 extension RoomPlacement {
     /// One node alone: a token it does not know is no session at all.
     public func locate(session token: SessionToken) async -> SessionLocation { .unknown }
+
+    /// One node alone: every room it has is its own.
+    public func takeOver(room: String) async -> RoomSnapshot? { nil }
 }
 
 /// The answer of `RoomPlacement.locate(session:)`.

@@ -250,12 +250,7 @@ actor SignalingSession {
                         refuse(SignalingError(.signalingServerBusy, message: "the session's room cannot be found now; try again"), id: id)
                         return
                     case .here(let found, let snapshot):
-                        if let snapshot {
-                            try await host.perform { (service: inout RoomService, now) throws(RoomError) in
-                                try service.adopt(snapshot, now: now)
-                            }
-                            logger.notice("took over room \(snapshot.room.uniqueName) (\(snapshot.room.sid.rawValue)) with \(snapshot.participants.count) participant(s)")
-                        }
+                        if let snapshot { try await adopt(snapshot) }
                         participant = found
                     }
                     result = try await host.admit(
@@ -287,6 +282,9 @@ actor SignalingSession {
                     refuse(SignalingError(.signalingServerBusy, message: "no node can take the room now; try again"), id: id)
                     return
                 }
+                // Placed here, but in progress on a node that died or moved
+                // it here: carried on with its SIDs (PROTOCOL.md section 8).
+                if let snapshot = await node.placement.takeOver(room: room) { try await adopt(snapshot) }
                 let rules = join.rules
                 result = try await host.admit(
                     connection: outbox,
@@ -321,6 +319,14 @@ actor SignalingSession {
         } catch {
             refuse(SignalingError(error), id: id)
         }
+    }
+
+    /// Takes over a room in progress that another node had (PROTOCOL.md section 8).
+    private func adopt(_ snapshot: RoomSnapshot) async throws(RoomError) {
+        try await host.perform { (service: inout RoomService, now) throws(RoomError) in
+            try service.adopt(snapshot, now: now)
+        }
+        logger.notice("took over room \(snapshot.room.uniqueName) (\(snapshot.room.sid.rawValue)) with \(snapshot.participants.count) participant(s)")
     }
 
     /// A refused join: the error, then the socket closes (PROTOCOL.md section 1).

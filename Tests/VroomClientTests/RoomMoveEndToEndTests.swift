@@ -82,6 +82,36 @@ extension ClientProcessTests {
         bob.room.disconnect()
     }
 
+    /// A node dies and nobody of its room resumes (alice knows no other
+    /// node); a new participant joins the room by name at another node
+    /// once the dead one is judged dead (10 s): the same room goes on there
+    /// (its SID; alice listed as reconnecting), not a second room of that
+    /// name beside one that stays in progress for ever.
+    @Test func aJoinByNameCarriesOnADeadNodesRoom() async throws {
+        let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 2) }
+        defer { cluster.stop() }
+        let alice = RecordedRoom(Room.connect(
+            to: cluster.url(0), options: try await cluster.options("alice", room: "orphan", publishing: true)))
+        try await alice.wait(for: "alice connected") { $0.name == "connected" }
+        let roomSID = try #require(alice.room.sid)
+        let aliceSID = try #require(alice.room.localParticipant?.sid)
+        let port = try #require(alice.room.signalingURL?.port)
+        let dying = try #require(cluster.ports.firstIndex(of: port))
+        cluster.nodes[dying].kill9()
+        try await Task.sleep(for: .seconds(11))
+
+        let carol = RecordedRoom(Room.connect(
+            to: cluster.url(1 - dying), options: try await cluster.options("carol", room: "orphan", publishing: false)))
+        try await carol.wait(for: "carol connected") { $0.name == "connected" }
+        #expect(carol.room.sid == roomSID)
+        #expect(carol.room.remoteParticipants.map(\.sid) == [aliceSID])
+        #expect(carol.room.remoteParticipants.first?.state == .reconnecting)
+        let (_, rooms) = try await DevREST.call(port: cluster.ports[1 - dying], "GET", "/v1/Rooms?UniqueName=orphan&Status=in-progress")
+        #expect((rooms["rooms"] as? [[String: Any]])?.compactMap { $0["sid"] as? String } == [roomSID])
+        carol.room.disconnect()
+        alice.room.disconnect()
+    }
+
     /// `POST /v1/Node/Drain` with `--drain-timeout 2`: at the timeout the
     /// room moves (`reconnect` to the other node), and the drained node
     /// exits 0 once its participants are gone.
