@@ -72,28 +72,45 @@ extension AdminRoutes {
 
     /// `POST …/SubscribeRules` with `Rules` (a JSON array, PROTOCOL.md 3.4,
     /// checked as `updateSubscriptions` checks it): 200 with the new rules.
-    /// Missing or malformed rules are 400 20001 with the reason.
+    /// Missing or malformed rules are 400 20001 with the reason. Carried
+    /// out by the room's owner (`carryOut`).
     func updateSubscribeRules<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let form = try await form(SubscribeRulesForm.self, request, context)
         guard let text = form.rules?.text else { throw RESTError.invalidParameter("Rules is required") }
         let rules = try Self.decodeRules(text)
-        let (room, sid) = try await currentParticipant(context)
+        let action = RoomAction.updateSubscribeRules(
+            room: try pathParameter(context, "room"), participant: try pathParameter(context, "participant"), rules: rules)
+        return try await carryOut(action, links(request)).response()
+    }
+
+    /// `updateSubscribeRules` on this node's host.
+    func setSubscribeRules(_ roomReference: String, _ reference: String, _ rules: [SubscribeRule]) async throws -> RESTAnswer {
+        let (room, sid) = try await currentParticipant(roomReference, reference)
         let roomSID = room.resource.sid
         let record = try await perform { (service: inout RoomService, now) throws(RoomError) in
             try service.setSubscribeRules(room: roomSID, participant: sid.rawValue, rules: rules, now: now)
         }
-        return try JSONBody.response(SubscribeRulesResource(record).json())
+        return try JSONBody.answer(SubscribeRulesResource(record).json())
     }
 
     /// `POST …/Messages` (`Content`, `ContentType` default
     /// `application/json`): a server message to the participant, with the
     /// limits of PROTOCOL.md 3.5. 201 with the message; a refusal answers
     /// its status (400, 413, 429; 409 when the participant is not current).
+    /// Carried out by the room's owner (`carryOut`).
     func sendMessage<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let form = try await form(MessageForm.self, request, context)
-        let (room, sid) = try await currentParticipant(context)
-        let content = form.content?.text ?? ""
-        let contentType = form.contentType?.text ?? "application/json"
+        let action = RoomAction.sendMessage(
+            room: try pathParameter(context, "room"), participant: try pathParameter(context, "participant"),
+            content: form.content?.text ?? "", contentType: form.contentType?.text ?? "application/json")
+        return try await carryOut(action, links(request)).response()
+    }
+
+    /// `sendMessage` on this node's host.
+    func sendMessage(
+        _ roomReference: String, _ reference: String, content: String, contentType: String, _ links: ResourceLinks
+    ) async throws -> RESTAnswer {
+        let (room, sid) = try await currentParticipant(roomReference, reference)
         let message: RoomMessage
         do {
             message = try await host.perform { (service: inout RoomService, now) throws(MessageRefusal) in
@@ -102,8 +119,7 @@ extension AdminRoutes {
         } catch {
             throw RESTError(error)
         }
-        let links = links(request)
-        return try JSONBody.response(
+        return try JSONBody.answer(
             MessageResource(
                 sid: message.sid.rawValue, accountSID: links.accountSID, roomSID: room.resource.sid,
                 participantSID: sid.rawValue, content: message.content, contentType: message.contentType,
@@ -114,16 +130,26 @@ extension AdminRoutes {
     /// `POST …/MessageSubscriptions` with `Callback`: the participant's
     /// messages are POSTed there as JSON (`MessageCallback`) until its
     /// session ends. 201; a bad URL or an 11th subscription is 400 20001.
+    /// Carried out by the room's owner (`carryOut`), which delivers them.
     func subscribeMessages<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let form = try await form(MessageSubscriptionForm.self, request, context)
         guard let callback = form.callback?.text else { throw RESTError.invalidParameter("Callback is required") }
         try Self.checkCallbackURL(callback, name: "Callback")
-        let (room, sid) = try await currentParticipant(context)
+        let action = RoomAction.subscribeMessages(
+            room: try pathParameter(context, "room"), participant: try pathParameter(context, "participant"),
+            callback: callback)
+        return try await carryOut(action, links(request)).response()
+    }
+
+    /// `subscribeMessages` on this node's host.
+    func subscribeMessages(
+        _ roomReference: String, _ reference: String, callback: String, _ links: ResourceLinks
+    ) async throws -> RESTAnswer {
+        let (room, sid) = try await currentParticipant(roomReference, reference)
         guard await messageSubscriptions.subscribe(participant: sid.rawValue, callback: callback) else {
             throw RESTError.invalidParameter("At most \(MessageSubscriptions.maxPerParticipant) message subscriptions per participant")
         }
-        let links = links(request)
-        return try JSONBody.response(
+        return try JSONBody.answer(
             MessageSubscriptionResource(
                 accountSID: links.accountSID, roomSID: room.resource.sid, participantSID: sid.rawValue,
                 callback: callback, dateCreated: Date()),
