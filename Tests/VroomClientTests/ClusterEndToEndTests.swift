@@ -180,6 +180,17 @@ extension ClientProcessTests {
             try await Task.sleep(for: .milliseconds(250))
         }
         #expect(daveRecord["status"] as? String == "disconnected", "the store caught up: \(daveRecord)")
+        // Both nodes listen again: an action at the non-owner reaches the owner.
+        var relayed = 0
+        let relisten = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < relisten {
+            (relayed, _) = try await DevREST.call(
+                port: other, "POST", "/v1/Rooms/outage/Participants/bob/SubscribeRules",
+                form: ["Rules": #"[{"type":"include","all":true}]"#])
+            if relayed == 200 { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(relayed == 200, "a REST action through the non-owner after the outage")
         #expect(await RoomMediaTests.framesRead(bob, from: "alice") > framesAtStop + framesDuring)
         for room in [alice, bob, erin].compactMap({ $0 }) { room.room.disconnect() }
     }
@@ -227,6 +238,16 @@ extension ClientProcessTests {
             if case .messageReceived(let received) = $0 { return received.content == #"{"hello":"bob"}"# }
             return false
         }
+
+        // A request NOTIFY cannot carry (over 7000 bytes) is refused at the
+        // non-owner; the owner itself takes it (10 KB is the message limit).
+        let big = #"{"k":""# + String(repeating: "x", count: 7_500) + #""}"#
+        let (bigStatus, bigBody) = try await DevREST.call(
+            port: other, "POST", "/v1/Rooms/relayed/Participants/bob/Messages", form: ["Content": big])
+        #expect(bigStatus == 413 && bigBody["code"] as? Int == 20413, "\(bigStatus) \(bigBody)")
+        let (bigAtOwner, _) = try await DevREST.call(
+            port: owner, "POST", "/v1/Rooms/relayed/Participants/bob/Messages", form: ["Content": big])
+        #expect(bigAtOwner == 201)
 
         // Removing carol: she is disconnected with 53216, and both nodes
         // read her the same, disconnected, as the answer said.
