@@ -4,8 +4,10 @@ import Node
 import Rooms
 
 /// A REST action on a room (PROTOCOL.md section 8: carried out by the node
-/// that owns the room), with what the route read from the request: the same
-/// value runs here (``AdminRoutes/execute(_:_:)``) or travels to the owner.
+/// that owns the room), or a read of what the owner knows first or alone
+/// (publications, subscribe rules, subscribed tracks, media stats), with what the route read from
+/// the request: the same value runs here (``AdminRoutes/execute(_:_:)``) or
+/// travels to the owner.
 enum RoomAction: Codable, Sendable, Equatable {
     /// `POST /v1/Rooms/{RoomSid}`.
     case updateRoom(room: String, status: String?)
@@ -17,12 +19,21 @@ enum RoomAction: Codable, Sendable, Equatable {
     case sendMessage(room: String, participant: String, content: String, contentType: String)
     /// `POST …/MessageSubscriptions`, the URL already checked.
     case subscribeMessages(room: String, participant: String, callback: String)
+    /// `GET …/SubscribeRules`.
+    case fetchSubscribeRules(room: String, participant: String)
+    /// `GET …/PublishedTracks[/{TrackSid}]`: the list's absolute URL and query as asked.
+    case publishedTracks(room: String, participant: String, track: String?, url: String, query: String)
+    /// `GET …/SubscribedTracks[/{TrackSid}]`: the list's absolute URL and query as asked.
+    case subscribedTracks(room: String, participant: String, track: String?, url: String, query: String)
+    /// `GET /v1/Rooms/{RoomSid}/Stats`.
+    case roomStats(room: String)
 
     /// The room reference (SID or unique name).
     var room: String {
         switch self {
         case .updateRoom(let room, _), .updateParticipant(let room, _, _), .updateSubscribeRules(let room, _, _),
-            .sendMessage(let room, _, _, _), .subscribeMessages(let room, _, _):
+            .sendMessage(let room, _, _, _), .subscribeMessages(let room, _, _), .fetchSubscribeRules(let room, _),
+            .publishedTracks(let room, _, _, _, _), .subscribedTracks(let room, _, _, _, _), .roomStats(let room):
             room
         }
     }
@@ -39,6 +50,12 @@ enum RoomAction: Codable, Sendable, Equatable {
             .sendMessage(room: room, participant: participant, content: content, contentType: contentType)
         case .subscribeMessages(_, let participant, let callback):
             .subscribeMessages(room: room, participant: participant, callback: callback)
+        case .fetchSubscribeRules(_, let participant): .fetchSubscribeRules(room: room, participant: participant)
+        case .publishedTracks(_, let participant, let track, let url, let query):
+            .publishedTracks(room: room, participant: participant, track: track, url: url, query: query)
+        case .subscribedTracks(_, let participant, let track, let url, let query):
+            .subscribedTracks(room: room, participant: participant, track: track, url: url, query: query)
+        case .roomStats: .roomStats(room: room)
         }
     }
 }
@@ -56,7 +73,7 @@ extension AdminRoutes {
     /// hosts it: the local rules answer, 53112, 53204…), else at the room's
     /// owner through the relay, whose answer is returned as it is. An owner
     /// that is not live, or silent for 5 s, or a database that is away is
-    /// 503 53006; a request too large to carry is 413 20413.
+    /// 503 53006.
     ///
     /// A room in progress elsewhere is found in the database, by SID or
     /// name; a name the database does not show in progress (yet: the
@@ -81,10 +98,6 @@ extension AdminRoutes {
                 throw RESTError(
                     status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,
                     message: "The node that hosts the room cannot carry out the action: \(reason); try again")
-            case .requestTooLarge(let limit):
-                throw RESTError(
-                    status: 413, code: 20413,
-                    message: "The request is too large to carry to the node that hosts the room (at most \(limit) bytes)")
             }
         }
         return try await execute(action, links)
@@ -138,6 +151,14 @@ extension AdminRoutes {
             answer = try await sendMessage(room, participant, content: content, contentType: contentType, links)
         case .subscribeMessages(let room, let participant, let callback):
             answer = try await subscribeMessages(room, participant, callback: callback, links)
+        case .fetchSubscribeRules(let room, let participant):
+            return try await subscribeRules(room, participant)
+        case .publishedTracks(let room, let participant, let track, let url, let query):
+            return try await publishedTracks(room, participant, track: track, url: url, query: query, links)
+        case .subscribedTracks(let room, let participant, let track, let url, let query):
+            return try await subscribedTracks(room, participant, track: track, url: url, query: query, links)
+        case .roomStats(let room):
+            return try await roomStats(room, links)
         }
         // The records of what changed reach the database before the answer,
         // so a read at any node that follows it finds them.

@@ -4,25 +4,55 @@ import Synchronization
 
 /// REST actions carried to a room's owner through PostgreSQL's
 /// LISTEN/NOTIFY (PROTOCOL.md section 8). Each node listens on its own
-/// channel, `vroom_node_<id>` (``channel``). A request is one notification
-/// on the owner's channel, `q <request id> <asker's channel>` then a line
-/// break and the request text; the owner answers on the asker's channel
-/// with `a <request id>`, a line break and the answer text. No escaping:
-/// the texts travel as they are.
+/// channel, `vroom_node_<id>` (``channel``). A request travels on the
+/// owner's channel as notifications `q <request id> <asker's channel>
+/// <index> <count>`, a line break and a part of the request text; the
+/// owner answers on the asker's channel with `a <request id> <index>
+/// <count>`, a line break and a part of the answer text. A text goes in as
+/// many parts as NOTIFY's 8000-byte payload limit needs (a 10 KB message, 64
+/// KiB of subscribe rules, a long list), cut between characters, and is
+/// put together again by index. No escaping: the texts travel as they are.
 extension ClusterNode: RoomActionRelay {
     /// How long an asker waits for the owner's answer.
     public static let relayTimeout = Duration.seconds(5)
 
-    /// The largest request text sent: NOTIFY carries at most 7999 bytes, and
-    /// an answer can repeat its request (a message's content, subscribe
-    /// rules), so a request leaves about 1000 bytes for the rest of the answer.
-    public static let maxRelayedRequestBytes = 7000
+    /// The most bytes of text in one notification: NOTIFY's limit less
+    /// room for the header (at most about 100 bytes).
+    static let partBytes = PostgresDatabase.maxNotificationBytes - 199
 
     /// The LISTEN channel of the node with this ID.
     public static func channel(nodeID: String) -> String { "vroom_node_" + nodeID.lowercased() }
 
     /// This node's channel.
     public var channel: String { Self.channel(nodeID: id) }
+
+    /// `text` in parts of at most `partBytes` UTF-8 bytes, cut between
+    /// Unicode scalars (each part is valid text); one empty part for "".
+    static func parts(_ text: String, partBytes: Int = partBytes) -> [String] {
+        var parts: [String] = []
+        var current = String.UnicodeScalarView()
+        var size = 0
+        for scalar in text.unicodeScalars {
+            let width = UTF8.width(scalar)
+            if size + width > partBytes {
+                parts.append(String(current))
+                current = String.UnicodeScalarView()
+                size = 0
+            }
+            current.append(scalar)
+            size += width
+        }
+        parts.append(String(current))
+        return parts
+    }
+
+    /// Sends `text` to `channel` in parts, each headed `header index count`.
+    private static func send(_ text: String, header: String, to channel: String, database: PostgresDatabase) async throws {
+        let parts = parts(text)
+        for (index, part) in parts.enumerated() {
+            try await database.notify(channel: channel, payload: "\(header) \(index) \(parts.count)\n" + part)
+        }
+    }
 
     /// Listens on ``channel`` until cancelled (reconnecting when the
     /// database connection drops), answering each request with `serve`
@@ -38,26 +68,24 @@ extension ClusterNode: RoomActionRelay {
                     return
                 }
                 let header = payload[..<newline].split(separator: " ").map(String.init)
-                let body = String(payload[payload.index(after: newline)...])
+                let part = String(payload[payload.index(after: newline)...])
                 switch header.first {
-                case "q" where header.count == 3:
+                case "q" where header.count == 5:
                     let (requestID, replyChannel) = (header[1], header[2])
+                    guard let request = relay.requests.add("\(requestID) \(replyChannel)", header[3], header[4], part) else { return }
                     // Each request on its own task: a slow action does not
                     // hold up the answers this node is waiting for.
                     Task {
-                        var answer = "a \(requestID)\n" + (await serve(body))
-                        if answer.utf8.count > PostgresDatabase.maxNotificationBytes {
-                            logger.error("cluster: answer to \(requestID) is \(answer.utf8.count) bytes, over NOTIFY's limit")
-                            answer = "a \(requestID)\n"
-                        }
+                        let answer = await serve(request)
                         do {
-                            try await database.notify(channel: replyChannel, payload: answer)
+                            try await Self.send(answer, header: "a \(requestID)", to: replyChannel, database: database)
                         } catch {
                             logger.warning("cluster: cannot answer \(requestID) on \(replyChannel): \(error)")
                         }
                     }
-                case "a" where header.count == 2:
-                    relay.deliver(header[1], body)
+                case "a" where header.count == 4:
+                    guard let answer = relay.answers.add(header[1], header[2], header[3], part) else { return }
+                    relay.deliver(header[1], answer)
                 default:
                     logger.warning("cluster: malformed notification ignored")
                 }
@@ -74,28 +102,26 @@ extension ClusterNode: RoomActionRelay {
         }
         guard let owner, owner.id != id else { return .local }
         guard owner.live else { return .unavailable(reason: "the node that hosts the room is not live") }
-        guard request.utf8.count <= Self.maxRelayedRequestBytes else {
-            return .requestTooLarge(limit: Self.maxRelayedRequestBytes)
-        }
         guard relayState.listening.load(ordering: .relaxed) else {
             return .unavailable(reason: "this node cannot hear answers (the database connection is down)")
         }
         let requestID = UUID().uuidString.lowercased()
         let slot = relayState.expect(requestID)
         defer { relayState.forget(requestID) }
-        do {
-            try await withTimeout(Self.placementTimeout) { [channel] in
-                try await nodes.database.notify(
-                    channel: Self.channel(nodeID: owner.id), payload: "q \(requestID) \(channel)\n" + request)
-            }
-        } catch {
-            return .unavailable(reason: "the cluster's database is unavailable")
-        }
         let timer = Task {
             try? await Task.sleep(for: Self.relayTimeout)
             slot.deliver(nil)
         }
         defer { timer.cancel() }
+        do {
+            try await withTimeout(Self.placementTimeout) { [channel] in
+                try await Self.send(
+                    request, header: "q \(requestID) \(channel)", to: Self.channel(nodeID: owner.id),
+                    database: nodes.database)
+            }
+        } catch {
+            return .unavailable(reason: "the cluster's database is unavailable")
+        }
         guard let answer = await slot.wait() else {
             return .unavailable(reason: "the node that hosts the room did not answer within 5 s")
         }
@@ -103,9 +129,46 @@ extension ClusterNode: RoomActionRelay {
     }
 }
 
+/// Texts arriving in parts, put together: a text is complete when all its
+/// parts are in. Parts of a text that stays incomplete for 30 s (a part
+/// lost while the connection was down) are dropped.
+final class PartAssembler: Sendable {
+    private struct Pending {
+        var parts: [String?]
+        var started: ContinuousClock.Instant
+    }
+    private let pending = Mutex<[String: Pending]>([:])
+
+    /// Adds part `index` of `count` of the text `key`; the whole text once
+    /// this was its last missing part, else nil (also for a malformed header).
+    func add(_ key: String, _ index: String, _ count: String, _ part: String) -> String? {
+        guard let index = Int(index), let count = Int(count), count >= 1, count <= 10_000, (0..<count).contains(index) else {
+            return nil
+        }
+        if count == 1 { return part }
+        let now = ContinuousClock.now
+        return pending.withLock { pending -> String? in
+            pending = pending.filter { now - $0.value.started < .seconds(30) }
+            var entry = pending[key] ?? Pending(parts: Array(repeating: nil, count: count), started: now)
+            guard entry.parts.count == count else { return nil }
+            entry.parts[index] = part
+            let whole = entry.parts.compactMap { $0 }
+            guard whole.count == count else {
+                pending[key] = entry
+                return nil
+            }
+            pending[key] = nil
+            return whole.joined()
+        }
+    }
+}
+
 /// The requests this node waits on, and whether it listens.
 final class RelayState: Sendable {
     let listening = Atomic<Bool>(false)
+    /// Requests and answers arriving in parts.
+    let requests = PartAssembler()
+    let answers = PartAssembler()
     private let waiting = Mutex<[String: AnswerSlot]>([:])
 
     func expect(_ requestID: String) -> AnswerSlot {

@@ -17,7 +17,4 @@ public enum RelayOutcome: Sendable, Equatable {
     /// The owner cannot be asked or did not answer: it is not live, the
     /// database is away, or no answer came within the relay's timeout.
     case unavailable(reason: String)
-    /// The request does not fit in one notification (PostgreSQL's NOTIFY
-    /// payload limit, with room left for the answer); nothing was sent.
-    case requestTooLarge(limit: Int)
 }
