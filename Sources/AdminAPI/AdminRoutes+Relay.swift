@@ -105,9 +105,10 @@ extension AdminRoutes {
 
     /// Where an action on the room of this reference may have to go: its
     /// unique name (the placement key) and the reference the owner gets (the
-    /// SID of the room in progress, else the name); nil when the room is
-    /// here, or is known and not in progress, or a SID the database does
-    /// not know (the local rules answer).
+    /// SID of the room in progress, else the name, which the name's owner,
+    /// if another node, resolves); nil when the room is here, or the
+    /// reference is a SID and not of a room in progress (the local rules
+    /// answer).
     private func relayTarget(_ reference: String) async -> (uniqueName: String, reference: String)? {
         if let room = try? await findRoom(reference) {
             if room.inHost { return nil }
