@@ -7,6 +7,10 @@
 #      the signaling WebSocket), tracks, subscribe rules, removal and completion
 #   d. every JSON response the library saw validates against Twilio's own schema
 #      (../shared/reference/twilio_video_v1_rooms.json) and has every field it lists
+#   e. c and d again against a two-node cluster on a private PostgreSQL, the
+#      library pointed at the node that does NOT own the rooms (they are created
+#      and joined at the other), so every action travels over LISTEN/NOTIFY
+#      (PROTOCOL.md section 8); skipped with BASE_URL or without PostgreSQL
 #
 # Usage: scripts/rest-conformance.sh [BASE_URL]
 #   Without BASE_URL it builds vroom-server, starts
@@ -45,6 +49,11 @@ work=$(mktemp -d)
 logs="$root/.build-rest-conformance"   # kept after the run (ignored by .build-*/)
 server_pid=""
 seed_pid=""
+cluster_pids=""
+pg_dir=""
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+# PostgreSQL refuses to run as root: its commands run as `postgres` then.
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 stop_pid() {
   if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then
     kill -TERM "$1" 2>/dev/null
@@ -55,6 +64,12 @@ stop_pid() {
 cleanup() {
   stop_pid "$seed_pid"
   stop_pid "$server_pid"
+  for pid in $cluster_pids; do stop_pid "$pid"; done
+  if [ -n "$pg_dir" ]; then
+    as_postgres "$pg_bin/pg_ctl" -D "$pg_dir/data" -m fast -w stop >/dev/null 2>&1
+    cp "$pg_dir"/*.log "$work"/ 2>/dev/null
+    rm -rf "$pg_dir"
+  fi
   rm -rf "$logs" && mkdir -p "$logs"
   cp "$work"/*.log "$work"/*.xml "$work"/*.json "$work"/*.toml "$work"/fuzz.yaml "$logs"/ 2>/dev/null
   rm -rf "$work"
@@ -86,6 +101,7 @@ fi
 
 section "server"
 base="${1:-}"
+base_given="$base"
 server_bin="${VROOM_SERVER_BIN:-}"
 if [ -z "$server_bin" ]; then
   if ! swift build --product vroom-server >"$work/build.log" 2>&1; then
@@ -168,5 +184,50 @@ fi
 if [ -n "$server_pid" ]; then
   section "server log (last lines)"
   tail -n 15 "$work/server.log"
+fi
+
+section "e. Twilio's Python helper library against a 2-node cluster, through the node that does not own the rooms"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+if [ -n "$base_given" ]; then
+  echo "skipped: a BASE_URL was given"
+elif [ -z "$pg_bin" ]; then
+  fail "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin): run scripts/bootstrap.sh"
+else
+  pg_dir=$(mktemp -d)
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$pg_dir"
+  pg_port=$(free_port)
+  if as_postgres "$pg_bin/initdb" -D "$pg_dir/data" -U vroom --auth=trust --no-sync -E UTF8 --locale=C >"$work/pg-init.log" 2>&1 \
+    && as_postgres "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/postgres.log" -w -t 60 \
+        -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off" start >>"$work/pg-init.log" 2>&1 \
+    && "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U vroom vroom >>"$work/pg-init.log" 2>&1; then
+    db="postgres://vroom@127.0.0.1:$pg_port/vroom?sslmode=disable"
+    node_ports=""
+    for n in a b; do
+      p=$(free_port)
+      "$server_bin" --dev --http-port "$p" --rtc-port 0 --rtc-workers 1 --db "$db" --node-url "http://127.0.0.1:$p" \
+        >"$work/node-$n.log" 2>&1 &
+      cluster_pids="$cluster_pids $!"
+      for _ in $(seq 300); do grep -q 'http: listening on' "$work/node-$n.log" && break; sleep 0.1; done
+      grep -q 'http: listening on' "$work/node-$n.log" || { tail -n 20 "$work/node-$n.log"; fail "cluster node $n did not start"; finish; }
+      node_ports="$node_ports $p"
+    done
+    set -- $node_ports
+    echo "PostgreSQL on $pg_port; rooms owned by node a (:$1), the library at node b (:$2)"
+    (cd scripts/rest_conformance && "$py" twilio_client_test.py --base-url "http://127.0.0.1:$2" --owner-url "http://127.0.0.1:$1" \
+        --server-bin "$server_bin" --twilio-schema "$reference" --api-key "$api_key" --api-secret "$api_secret" \
+        --dump "$work/cluster-exchanges.json") | tee "$work/twilio-cluster.log"
+    line=$(grep -E '^twilio-client: [0-9]+ passed, [0-9]+ failed$' "$work/twilio-cluster.log" | tail -n 1)
+    if [ -n "$line" ]; then
+      p=$(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\1/')
+      f=$(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\2/')
+      passed=$((passed + p))
+      failed=$((failed + f))
+    else
+      fail "twilio_client_test.py against the cluster did not finish"
+    fi
+  else
+    tail -n 20 "$work/pg-init.log"
+    fail "starting PostgreSQL for the cluster"
+  fi
 fi
 finish

@@ -54,11 +54,22 @@ extension AdminRoutes {
     /// `POST …/Participants/{ParticipantSid}` with `Status=disconnected`:
     /// 202 with the participant, which gets `disconnected` 53216. Another
     /// status is 20001; a participant no longer in the room is 53204.
+    /// Carried out by the room's owner (`carryOut`).
     func updateParticipant<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let form = try await form(StatusForm.self, request, context)
-        let room = try await findRoom(context)
-        let participant = try await findParticipant(in: room, context)
-        guard form.status?.text == "disconnected" else {
+        let action = RoomAction.updateParticipant(
+            room: try pathParameter(context, "room"), participant: try pathParameter(context, "participant"),
+            status: form.status?.text)
+        return try await carryOut(action, links(request)).response()
+    }
+
+    /// `updateParticipant` on this node's host.
+    func removeParticipant(
+        _ roomReference: String, _ reference: String, status: String?, _ links: ResourceLinks
+    ) async throws -> RESTAnswer {
+        let room = try await findRoom(roomReference)
+        let participant = try await findParticipant(in: room, reference)
+        guard status == "disconnected" else {
             throw RESTError.invalidParameter("Status must be disconnected")
         }
         guard room.inHost, participant.status != ParticipantStatus.disconnected.rawValue else {
@@ -68,14 +79,14 @@ extension AdminRoutes {
         let removed = try await perform { (service: inout RoomService, now) throws(RoomError) in
             try service.removeParticipant(room: roomSID, participant: sid, now: now)
         }
-        return try JSONBody.response(ParticipantResource(removed).json(links(request)), status: .accepted)
+        return try JSONBody.answer(ParticipantResource(removed).json(links), status: .accepted)
     }
 
     /// The addressed participant's SID when it is current on this node (for
     /// operations that need a live session), else 53204.
-    func currentParticipant<Context: RequestContext>(_ context: Context) async throws -> (room: FoundRoom, sid: ParticipantSID) {
-        let room = try await findRoom(context)
-        let participant = try await findParticipant(in: room, context)
+    func currentParticipant(_ roomReference: String, _ reference: String) async throws -> (room: FoundRoom, sid: ParticipantSID) {
+        let room = try await findRoom(roomReference)
+        let participant = try await findParticipant(in: room, reference)
         guard room.inHost, participant.status != ParticipantStatus.disconnected.rawValue,
             let sid = ParticipantSID(validating: participant.sid)
         else { throw RESTError(.participantNotFound) }

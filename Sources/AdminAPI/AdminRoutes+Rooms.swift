@@ -85,11 +85,18 @@ extension AdminRoutes {
 
     /// `POST /v1/Rooms/{RoomSid}` with `Status=completed`: 202 with the
     /// completed room; every participant gets `disconnected` 53118. Any
-    /// other status, or a room that already ended, is 53112.
+    /// other status, or a room that already ended, is 53112. Carried out by
+    /// the room's owner (`carryOut`).
     func updateRoom<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let form = try await form(StatusForm.self, request, context)
-        let room = try await findRoom(context)
-        guard form.status?.text == "completed" else { throw RESTError(.roomStatusInvalid) }
+        let action = RoomAction.updateRoom(room: try pathParameter(context, "room"), status: form.status?.text)
+        return try await carryOut(action, links(request)).response()
+    }
+
+    /// `updateRoom` on this node's host.
+    func completeRoom(_ reference: String, status: String?, _ links: ResourceLinks) async throws -> RESTAnswer {
+        let room = try await findRoom(reference)
+        guard status == "completed" else { throw RESTError(.roomStatusInvalid) }
         guard room.inHost, room.resource.status == RoomStatus.inProgress.rawValue else {
             throw RESTError(.roomStatusInvalid)
         }
@@ -97,7 +104,7 @@ extension AdminRoutes {
         let completed = try await perform { (service: inout RoomService, now) throws(RoomError) in
             try service.completeRoom(sid, now: now)
         }
-        return try JSONBody.response(RoomResource(completed).json(links(request)), status: .accepted)
+        return try JSONBody.answer(RoomResource(completed).json(links), status: .accepted)
     }
 
     // MARK: - Parameters

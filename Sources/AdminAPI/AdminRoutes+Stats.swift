@@ -8,8 +8,14 @@ extension AdminRoutes {
     /// (`RoomStatsResource`). `{RoomSid}` is a SID or a unique name as for
     /// the room itself; an unknown room is 404 53106. A room that ended, or
     /// that only history knows, has no live participants: an empty list.
+    /// Read at the room's owner, whose media it is (`carryOut`).
     func roomStats<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let room = try await findRoom(context)
+        try await carryOut(.roomStats(room: try pathParameter(context, "room")), links(request)).response()
+    }
+
+    /// `roomStats` on this node's host.
+    func roomStats(_ reference: String, _ links: ResourceLinks) async throws -> RESTAnswer {
+        let room = try await findRoom(reference)
         let sid = RoomSID(unchecked: room.resource.sid)
         var participants: [RoomStatsResource.Participant] = []
         var publications: [TrackSID: PublishedTrackRecord] = [:]
@@ -24,6 +30,6 @@ extension AdminRoutes {
         }
         let resource = RoomStatsResource(
             room: room.resource, participants: participants, publications: publications, generated: Date())
-        return try JSONBody.response(resource.json(links(request)))
+        return try JSONBody.answer(resource.json(links))
     }
 }

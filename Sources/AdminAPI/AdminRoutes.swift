@@ -24,13 +24,17 @@ public struct AdminRoutes: Sendable {
     public let media: RoomMedia?
     /// Where rooms live: a REST create claims its name here first.
     public let placement: any RoomPlacement
+    /// In a cluster, how an action on a room another node owns reaches that
+    /// node (`carryOut`); nil: every room is here.
+    public let relay: (any RoomActionRelay)?
 
     public init(
         host: RoomHost, history: any HistoryStore, configuration: AdminConfiguration,
         messageSubscriptions: MessageSubscriptions = MessageSubscriptions(), media: RoomMedia? = nil,
-        placement: any RoomPlacement = SingleNodePlacement()
+        placement: any RoomPlacement = SingleNodePlacement(), relay: (any RoomActionRelay)? = nil
     ) {
         self.host = host
+        self.relay = relay
         self.placement = placement
         self.media = media
         self.history = history
@@ -176,7 +180,10 @@ public struct AdminRoutes: Sendable {
     /// The participant by SID or identity: the host's current session,
     /// else history's (by identity its most recent session), else 53204.
     func findParticipant<Context: RequestContext>(in room: FoundRoom, _ context: Context) async throws -> ParticipantResource {
-        let reference = try pathParameter(context, "participant")
+        try await findParticipant(in: room, try pathParameter(context, "participant"))
+    }
+
+    func findParticipant(in room: FoundRoom, _ reference: String) async throws -> ParticipantResource {
         let roomSID = room.resource.sid
         if room.inHost {
             let live = await host.read { service in try? service.participant(room: roomSID, reference) }

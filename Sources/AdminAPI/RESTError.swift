@@ -69,14 +69,13 @@ public struct RESTError: Error, Sendable, Equatable {
 
     /// The JSON response.
     public func response() -> Response {
-        // No `WWW-Authenticate` on 401: Foundation's URLSession on Linux
-        // waits forever for a credential when it sees one (a Basic
-        // challenge), and Twilio's libraries send credentials up front anyway.
+        answer().response()
+    }
+
+    /// The status and JSON body.
+    func answer() -> RESTAnswer {
         let body = Body(code: code, message: message, moreInfo: moreInfo, status: status)
         // Two integers and two strings: encoding cannot fail.
-        let data = (try? JSONBody.encode(body)) ?? Data()
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return RESTAnswer(status: status, body: (try? JSONBody.encode(body)) ?? Data())
     }
 }

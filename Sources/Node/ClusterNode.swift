@@ -19,7 +19,9 @@ public final class ClusterNode: RoomPlacement {
     public let url: String
     public let nodes: PostgresNodeTable
     private let history: any HistoryStore
-    private let logger: Logger
+    let logger: Logger
+    /// REST actions this node has relayed and waits on (`ClusterNode+Relay`).
+    let relayState = RelayState()
     private let load: @Sendable () async -> (participants: Int, rooms: Int)
     /// Whether this node's room host has the room in progress.
     private let hosts: @Sendable (RoomSID) async -> Bool

@@ -16,6 +16,9 @@ public final class PostgresDatabase: Sendable {
     /// The URL without its password, for logs and errors.
     public let displayURL: String
     private let running: Task<Void, Never>
+    /// Where the database is, for connections outside the pool (LISTEN).
+    let target: Target
+    let connectTimeout: Duration
 
     /// Connects, then runs the schema's migrations (``PostgresSchema``):
     /// nodes starting at once take turns on an advisory lock, so each
@@ -52,12 +55,19 @@ public final class PostgresDatabase: Sendable {
             host: target.host, port: target.port, username: target.user, password: target.password,
             database: target.database, tls: target.poolTLS)
         configuration.options.connectTimeout = connectTimeout
-        return PostgresDatabase(configuration: configuration, displayURL: displayURL, logger: logger)
+        return PostgresDatabase(
+            configuration: configuration, target: target, connectTimeout: connectTimeout, displayURL: displayURL,
+            logger: logger)
     }
 
-    private init(configuration: PostgresClient.Configuration, displayURL: String, logger: Logger) {
+    private init(
+        configuration: PostgresClient.Configuration, target: Target, connectTimeout: Duration, displayURL: String,
+        logger: Logger
+    ) {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
+        self.target = target
+        self.connectTimeout = connectTimeout
         self.logger = logger
         self.displayURL = displayURL
         running = Task { await client.run() }
@@ -88,7 +98,7 @@ public final class PostgresDatabase: Sendable {
 
     /// A `postgres://` (or `postgresql://`) URL, read.
     /// `?sslmode=disable|prefer|require` picks TLS (default `prefer`, as libpq).
-    struct Target {
+    struct Target: Sendable {
         var host: String
         var port: Int
         var user: String

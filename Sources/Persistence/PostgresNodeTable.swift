@@ -227,9 +227,22 @@ public struct PostgresNodeTable: Sendable {
         return "(\(heard) OR pg_postmaster_start_time() > now() - interval '\(Self.deadAfterSeconds) seconds')"
     }
 
-    private static func node(_ row: PostgresRow) throws -> NodeRow {
+    static func node(_ row: PostgresRow) throws -> NodeRow {
         let (id, url, state, participants, rooms, cpu, live) = try row.decode(
             (String, String, String, Int, Int, Double, Bool).self)
         return NodeRow(id: id, url: url, state: state, participants: participants, rooms: rooms, cpu: cpu, live: live)
+    }
+}
+
+extension PostgresNodeTable {
+    /// The node that owns the room of this unique name (live or not), or
+    /// nil when no node does. Places nothing.
+    public func owner(uniqueName: String) async throws -> NodeRow? {
+        try await database.client.query(
+            """
+            SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu, \(unescaped: live("n.")) AS live
+            FROM room_placement p JOIN node n ON n.id = p.node_id WHERE p.unique_name = \(uniqueName)
+            """, logger: database.logger
+        ).collect().map(Self.node).first
     }
 }

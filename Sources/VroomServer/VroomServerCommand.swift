@@ -220,13 +220,18 @@ struct Serve: AsyncParsableCommand {
             logger.notice("drain requested through POST /v1/Node/Drain")
             await groupBox.value?.triggerGracefulShutdown()
         }.register(on: router)
-        AdminRoutes(
+        let admin = AdminRoutes(
             host: host, history: history,
             configuration: AdminConfiguration(
                 apiKey: apiKey, apiSecret: apiSecret, accountSID: configuration.accountSID,
                 publicURL: configuration.publicURL),
-            messageSubscriptions: messageSubscriptions, media: media, placement: node.placement
-        ).register(on: router)
+            messageSubscriptions: messageSubscriptions, media: media, placement: node.placement, relay: cluster
+        )
+        admin.register(on: router)
+        // REST actions other nodes carry here for the rooms this node hosts.
+        let relayedActions = cluster.map { cluster in
+            Task { await cluster.serveRelayedActions { await admin.answerRelayed($0) } }
+        }
         let address = configuration.http.address
         let app = Application(
             router: router,
@@ -245,6 +250,7 @@ struct Serve: AsyncParsableCommand {
         groupBox.value = services
         try await services.run()
         heartbeats?.cancel()
+        relayedActions?.cancel()
         recorder.finish()
         await recording.value
         mediaEventInput.finish()

@@ -180,8 +180,161 @@ extension ClientProcessTests {
             try await Task.sleep(for: .milliseconds(250))
         }
         #expect(daveRecord["status"] as? String == "disconnected", "the store caught up: \(daveRecord)")
+        // Both nodes listen again: an action at the non-owner reaches the owner.
+        var relayed = 0
+        let relisten = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < relisten {
+            (relayed, _) = try await DevREST.call(
+                port: other, "POST", "/v1/Rooms/outage/Participants/bob/SubscribeRules",
+                form: ["Rules": #"[{"type":"include","all":true}]"#])
+            if relayed == 200 { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(relayed == 200, "a REST action through the non-owner after the outage")
         #expect(await RoomMediaTests.framesRead(bob, from: "alice") > framesAtStop + framesDuring)
         for room in [alice, bob, erin].compactMap({ $0 }) { room.room.disconnect() }
+    }
+
+    /// REST actions made at the node that does not own the room are carried
+    /// out by the owner (LISTEN/NOTIFY): subscribe rules take effect, a
+    /// server message arrives, a removed participant is disconnected and
+    /// completing the room ends it for everyone; the answers are the
+    /// owner's, and every node then reads the same JSON.
+    @Test func restActionsAtANonOwnerAreCarriedOutByTheOwner() async throws {
+        let cluster = try await ClientHarness.offPool { try Cluster(count: 2) }
+        defer { cluster.stop() }
+        let alice = RecordedRoom(Room.connect(
+            to: cluster.url(0), options: try await cluster.options("alice", room: "relayed", publishing: true)))
+        try await alice.wait(for: "alice connected") { $0.name == "connected" }
+        let bob = RecordedRoom(Room.connect(
+            to: cluster.url(0), options: try await cluster.options("bob", room: "relayed", publishing: false)))
+        let carol = RecordedRoom(Room.connect(
+            to: cluster.url(0), options: try await cluster.options("carol", room: "relayed", publishing: false)))
+        try await bob.wait(until: "bob decodes alice", timeout: .seconds(20)) {
+            await RoomMediaTests.framesRead(bob, from: "alice") >= 10
+        }
+        try await carol.wait(for: "carol connected") { $0.name == "connected" }
+        let owner = try #require(alice.room.signalingURL?.port)
+        let other = try #require(cluster.ports.first { $0 != owner })
+        #expect(bob.room.signalingURL?.port == owner && carol.room.signalingURL?.port == owner)
+
+        // What only the owner knows (subscriptions, media stats) reads the same at every node.
+        var subscribed: [String] = []
+        for port in cluster.ports {
+            let (status, list) = try await DevREST.call(port: port, "GET", "/v1/Rooms/relayed/Participants/bob/SubscribedTracks")
+            #expect(status == 200 && (list["subscribed_tracks"] as? [Any])?.count == 2, "node \(port): \(status) \(list)")
+            subscribed.append(Self.normalized(list, port: port))
+            let (_, stats) = try await DevREST.call(port: port, "GET", "/v1/Rooms/relayed/Stats")
+            #expect((stats["participants"] as? [Any])?.count == 3, "node \(port): \(stats)")
+        }
+        #expect(Set(subscribed).count == 1, "\(subscribed)")
+
+        // Subscribe rules: bob stops receiving alice's tracks.
+        let (rulesStatus, rules) = try await DevREST.call(
+            port: other, "POST", "/v1/Rooms/relayed/Participants/bob/SubscribeRules",
+            form: ["Rules": #"[{"type":"exclude","all":true}]"#])
+        #expect(rulesStatus == 200, "\(rules)")
+        #expect((rules["rules"] as? [[String: Any]])?.first?["type"] as? String == "exclude", "\(rules)")
+        try await bob.wait(for: "bob unsubscribed from alice's camera", timeout: .seconds(10)) {
+            $0.name == "trackUnsubscribed(alice,camera)"
+        }
+        for port in cluster.ports {
+            let (_, read) = try await DevREST.call(port: port, "GET", "/v1/Rooms/relayed/Participants/bob/SubscribeRules")
+            #expect(Self.normalized(read, port: port) == Self.normalized(rules, port: other), "node \(port): \(read)")
+        }
+
+        // A server message reaches bob.
+        let (messageStatus, message) = try await DevREST.call(
+            port: other, "POST", "/v1/Rooms/relayed/Participants/bob/Messages", form: ["Content": #"{"hello":"bob"}"#])
+        #expect(messageStatus == 201 && (message["sid"] as? String)?.hasPrefix("ME") == true, "\(message)")
+        try await bob.wait(for: "bob receives the server message", timeout: .seconds(10)) {
+            if case .messageReceived(let received) = $0 { return received.content == #"{"hello":"bob"}"# }
+            return false
+        }
+
+        // A message near the 10 KB limit: more than one NOTIFY (8000 bytes)
+        // carries it there and its answer back.
+        let big = #"{"k":""# + String(repeating: "é", count: 5_000) + #""}"#
+        let (bigStatus, bigBody) = try await DevREST.call(
+            port: other, "POST", "/v1/Rooms/relayed/Participants/bob/Messages", form: ["Content": big])
+        #expect(bigStatus == 201 && bigBody["content"] as? String == big, "\(bigStatus) \(bigBody["code"] ?? "")")
+        try await bob.wait(for: "bob receives the big message", timeout: .seconds(10)) {
+            if case .messageReceived(let received) = $0 { return received.content == big }
+            return false
+        }
+
+        // Removing carol: she is disconnected with 53216, and both nodes
+        // read her the same, disconnected, as the answer said.
+        let (removeStatus, removed) = try await DevREST.call(
+            port: other, "POST", "/v1/Rooms/relayed/Participants/carol", form: ["Status": "disconnected"])
+        #expect(removeStatus == 202 && removed["status"] as? String == "disconnected", "\(removeStatus) \(removed)")
+        // Read at once: the owner answers once its records are in the database.
+        for port in cluster.ports {
+            let (_, read) = try await DevREST.call(port: port, "GET", "/v1/Rooms/relayed/Participants/carol")
+            #expect(Self.normalized(read, port: port) == Self.normalized(removed, port: other), "node \(port): \(read)")
+        }
+        try await carol.wait(for: "carol removed", timeout: .seconds(10)) { $0.name == "disconnected(53216)" }
+
+        // Completing the room: alice and bob see it end (53118), and every
+        // node reads it completed, as the answer said.
+        let (completeStatus, completed) = try await DevREST.call(
+            port: other, "POST", "/v1/Rooms/relayed", form: ["Status": "completed"])
+        #expect(completeStatus == 202 && completed["status"] as? String == "completed", "\(completeStatus) \(completed)")
+        for port in cluster.ports {
+            let (_, read) = try await DevREST.call(port: port, "GET", "/v1/Rooms/relayed")
+            #expect(Self.normalized(read, port: port) == Self.normalized(completed, port: other), "node \(port): \(read)")
+        }
+        try await alice.wait(for: "alice sees the room end", timeout: .seconds(10)) { $0.name == "disconnected(53118)" }
+        try await bob.wait(for: "bob sees the room end", timeout: .seconds(10)) { $0.name == "disconnected(53118)" }
+        // Once ended, the local rules answer at every node: 53112.
+        for port in cluster.ports {
+            let (status, again) = try await DevREST.call(port: port, "POST", "/v1/Rooms/relayed", form: ["Status": "completed"])
+            #expect(status == 400 && again["code"] as? Int == 53112, "node \(port): \(status) \(again)")
+        }
+        // Errors are the owner's too: an unknown participant of a room in progress.
+        let dave = RecordedRoom(Room.connect(
+            to: cluster.url(other == cluster.ports[0] ? 1 : 0), options: try await cluster.options("dave", room: "relayed-2", publishing: false)))
+        try await dave.wait(for: "dave connected") { $0.name == "connected" }
+        let daveNode = try #require(dave.room.signalingURL?.port)
+        let notDaves = try #require(cluster.ports.first { $0 != daveNode })
+        let (unknownStatus, unknown) = try await DevREST.call(
+            port: notDaves, "POST", "/v1/Rooms/relayed-2/Participants/zed", form: ["Status": "disconnected"])
+        #expect(unknownStatus == 404 && unknown["code"] as? Int == 53204, "\(unknownStatus) \(unknown)")
+        dave.room.disconnect()
+    }
+
+    /// An owner that does not answer (stopped with SIGSTOP: live in the node
+    /// table for 10 s more) costs the 5 s timeout, then 503 53006; once the
+    /// table says it is dead, 503 53006 comes at once.
+    @Test func anUnreachableOwnerIs53006() async throws {
+        let cluster = try await ClientHarness.offPool { try Cluster(count: 2) }
+        defer { cluster.stop() }
+        let alice = RecordedRoom(Room.connect(
+            to: cluster.url(0), options: try await cluster.options("alice", room: "stranded", publishing: false)))
+        try await alice.wait(for: "alice connected") { $0.name == "connected" }
+        let owner = try #require(alice.room.signalingURL?.port)
+        let other = try #require(cluster.ports.first { $0 != owner })
+        let ownerProcess = cluster.nodes[try #require(cluster.ports.firstIndex(of: owner))].process
+        // Reachable first: the owner answers (an unknown participant) at once.
+        let (reachable, answer) = try await DevREST.call(
+            port: other, "POST", "/v1/Rooms/stranded/Participants/zed", form: ["Status": "disconnected"])
+        #expect(reachable == 404 && answer["code"] as? Int == 53204, "\(reachable) \(answer)")
+
+        kill(ownerProcess.processIdentifier, SIGSTOP)
+        defer { kill(ownerProcess.processIdentifier, SIGKILL) }
+        let silent = ContinuousClock.now
+        let (status, body) = try await DevREST.call(
+            port: other, "POST", "/v1/Rooms/stranded/Participants/alice", form: ["Status": "disconnected"])
+        let waited = ContinuousClock.now - silent
+        #expect(status == 503 && body["code"] as? Int == 53006, "\(status) \(body)")
+        #expect(waited >= .seconds(4.5) && waited < .seconds(8), "answered after \(waited)")
+
+        // Dead (silent 10 s, by the database's clock): at once.
+        try await Task.sleep(until: silent + .seconds(12))
+        let dead = ContinuousClock.now
+        let (deadStatus, deadBody) = try await DevREST.call(port: other, "POST", "/v1/Rooms/stranded", form: ["Status": "completed"])
+        #expect(deadStatus == 503 && deadBody["code"] as? Int == 53006, "\(deadStatus) \(deadBody)")
+        #expect(ContinuousClock.now - dead < .seconds(1), "answered after \(ContinuousClock.now - dead)")
     }
 
     /// JSON with sorted keys, and this node's address replaced by a placeholder.

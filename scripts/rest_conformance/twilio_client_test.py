@@ -166,6 +166,19 @@ def run(args):
     client = Client(args.api_key, args.api_secret, ACCOUNT_SID, http_client=http)
     client.video.base_url = base  # the library's Domain base URL, normally https://video.twilio.com
     video = client.video.v1
+    # A cluster (--owner-url): rooms are created at the owner and participants
+    # join there; everything else goes to --base-url, a node that does not own
+    # them, which carries actions to the owner (PROTOCOL.md section 8).
+    owner = (args.owner_url or base).rstrip("/")
+    creator = video
+    signal_url = args.signal_url
+    if owner != base:
+        owner_http = CapturingHttpClient(urlsplit(owner).netloc)
+        owner_http.exchanges = http.exchanges  # one record, checked against the schema alike
+        owner_client = Client(args.api_key, args.api_secret, ACCOUNT_SID, http_client=owner_http)
+        owner_client.video.base_url = owner
+        creator = owner_client.video.v1
+        signal_url = signal_url or owner.replace("http://", "ws://", 1) + "/v1/signal"
     tag = uuid.uuid4().hex[:8]
     name = f"conformance-{tag}"
     sockets = []
@@ -173,7 +186,7 @@ def run(args):
 
     try:
         # Rooms: create, fetch by SID and by unique name, list with filters and paging.
-        room = r.step("create room", lambda: video.rooms.create(unique_name=name, max_participants=10,
+        room = r.step("create room", lambda: creator.rooms.create(unique_name=name, max_participants=10,
                                                                empty_room_timeout=5, unused_room_timeout=5,
                                                                status_callback=hooks.url + "/status"))
         if room is None:
@@ -187,8 +200,8 @@ def run(args):
         r.check(is_date(room.date_created) and is_date(room.date_updated), "room dates parse as datetimes", f"{room.date_created!r}")
         r.check(room.end_time is None, "in-progress room has no end_time", room.end_time)
         r.check(isinstance(room.account_sid, str) and room.account_sid.startswith("AC"), "room account_sid", room.account_sid)
-        r.check(isinstance(room.url, str) and room.url.startswith(base) and room.sid in room.url, "room url is absolute", room.url)
-        r.check(isinstance(room.links, dict) and str(room.links.get("participants", "")).startswith(base),
+        r.check(isinstance(room.url, str) and room.url.startswith(owner) and room.sid in room.url, "room url is absolute", room.url)
+        r.check(isinstance(room.links, dict) and str(room.links.get("participants", "")).startswith(owner),
                 "room links.participants", room.links)
 
         r.check(room.status_callback == hooks.url + "/status", "room status_callback", room.status_callback)
@@ -210,7 +223,7 @@ def run(args):
         expect_rest_error(r, "MaxParticipants 0: 400 53107", lambda: video.rooms.create(unique_name=name + "-bad", max_participants=0), 400, 53107)
         expect_rest_error(r, "EmptyRoomTimeout 61: 400 53109", lambda: video.rooms.create(unique_name=name + "-bad2", empty_room_timeout=61), 400, 53109)
 
-        extra = [r.step(f"create room {name}-{i}", lambda i=i: video.rooms.create(unique_name=f"{name}-{i}")) for i in range(2)]
+        extra = [r.step(f"create room {name}-{i}", lambda i=i: creator.rooms.create(unique_name=f"{name}-{i}")) for i in range(2)]
         listed = r.step("list rooms by UniqueName and Status", lambda: video.rooms.list(unique_name=name, status="in-progress", limit=20))
         if listed is not None:
             r.check([x.sid for x in listed] == [room.sid], "filtered list holds exactly the room", [x.sid for x in listed])
@@ -238,8 +251,8 @@ def run(args):
                     "next_page_url is absolute and keeps the filter", next_url)
 
         # Participants join over the signaling WebSocket.
-        alice = r.step("alice joins over WebSocket", lambda: SignalingClient(base, mint_token(args.server_bin, "alice", args.api_key, args.api_secret), args.signal_url))
-        bob = r.step("bob joins over WebSocket", lambda: SignalingClient(base, mint_token(args.server_bin, "bob", args.api_key, args.api_secret), args.signal_url))
+        alice = r.step("alice joins over WebSocket", lambda: SignalingClient(base, mint_token(args.server_bin, "alice", args.api_key, args.api_secret), signal_url))
+        bob = r.step("bob joins over WebSocket", lambda: SignalingClient(base, mint_token(args.server_bin, "bob", args.api_key, args.api_secret), signal_url))
         sockets += [s for s in (alice, bob) if s]
         if not (alice and bob):
             return r, http
@@ -421,9 +434,11 @@ def main():
     parser.add_argument("--api-key", default="devkey")
     parser.add_argument("--signal-url", help="the signaling WebSocket, default BASE/v1/signal (mock_server.py has its own)")
     parser.add_argument("--api-secret", default="devsecret")
+    parser.add_argument("--owner-url", help="a cluster node to create the rooms at and join them through; "
+                        "--base-url is then another node, which carries the actions to it")
     parser.add_argument("--dump", help="write the captured exchanges here as JSON")
     args = parser.parse_args()
-    if urlsplit(args.base_url).hostname != "127.0.0.1":
+    if urlsplit(args.base_url).hostname != "127.0.0.1" or (args.owner_url and urlsplit(args.owner_url).hostname != "127.0.0.1"):
         sys.exit("twilio_client_test: only http://127.0.0.1:PORT is allowed")
 
     schema = TwilioSchema(args.twilio_schema)
