@@ -97,6 +97,13 @@ extension ClientProcessTests {
         let aliceSID = try #require(alice.room.localParticipant?.sid)
         let port = try #require(alice.room.signalingURL?.port)
         let dying = try #require(cluster.ports.firstIndex(of: port))
+        // The owner writes its records to the database a moment after they
+        // happen (in order, off the room's path): kill it once they are there.
+        try await alice.wait(until: "alice's session is in the database", timeout: .seconds(10)) {
+            let other = cluster.ports[1 - dying]
+            let participants = try? await DevREST.call(port: other, "GET", "/v1/Rooms/\(roomSID)/Participants").1
+            return (participants?["participants"] as? [[String: Any]])?.count == 1
+        }
         cluster.nodes[dying].kill9()
         try await Task.sleep(for: .seconds(11))
 
