@@ -171,15 +171,19 @@ seed_pid=""
 section "c+d. Twilio's Python helper library against $base"
 (cd scripts/rest_conformance && "$py" twilio_client_test.py --base-url "$base" --server-bin "$server_bin" \
     --twilio-schema "$reference" --api-key "$api_key" --api-secret "$api_secret" ${signal_url:+--signal-url "$signal_url"} --dump "$work/exchanges.json") | tee "$work/twilio.log"
-line=$(grep -E '^twilio-client: [0-9]+ passed, [0-9]+ failed$' "$work/twilio.log" | tail -n 1)
-if [ -n "$line" ]; then
-  p=$(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\1/')
-  f=$(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\2/')
-  passed=$((passed + p))
-  failed=$((failed + f))
-else
-  fail "twilio_client_test.py did not finish"
-fi
+# Adds the "twilio-client: P passed, F failed" line of log $1 to the totals;
+# a log without one is a failure named $2.
+count_twilio_results() {
+  local line
+  line=$(grep -E '^twilio-client: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1)
+  if [ -n "$line" ]; then
+    passed=$((passed + $(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\1/')))
+    failed=$((failed + $(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\2/')))
+  else
+    fail "$2 did not finish"
+  fi
+}
+count_twilio_results "$work/twilio.log" "twilio_client_test.py"
 
 if [ -n "$server_pid" ]; then
   section "server log (last lines)"
@@ -216,15 +220,7 @@ else
     (cd scripts/rest_conformance && "$py" twilio_client_test.py --base-url "http://127.0.0.1:$2" --owner-url "http://127.0.0.1:$1" \
         --server-bin "$server_bin" --twilio-schema "$reference" --api-key "$api_key" --api-secret "$api_secret" \
         --dump "$work/cluster-exchanges.json") | tee "$work/twilio-cluster.log"
-    line=$(grep -E '^twilio-client: [0-9]+ passed, [0-9]+ failed$' "$work/twilio-cluster.log" | tail -n 1)
-    if [ -n "$line" ]; then
-      p=$(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\1/')
-      f=$(echo "$line" | sed -E 's/^twilio-client: ([0-9]+) passed, ([0-9]+) failed$/\2/')
-      passed=$((passed + p))
-      failed=$((failed + f))
-    else
-      fail "twilio_client_test.py against the cluster did not finish"
-    fi
+    count_twilio_results "$work/twilio-cluster.log" "twilio_client_test.py against the cluster"
   else
     tail -n 20 "$work/pg-init.log"
     fail "starting PostgreSQL for the cluster"
