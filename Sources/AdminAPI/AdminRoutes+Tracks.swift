@@ -119,7 +119,14 @@ extension AdminRoutes {
         guard let callback = form.callback?.text else { throw RESTError.invalidParameter("Callback is required") }
         try Self.checkCallbackURL(callback, name: "Callback")
         let (room, sid) = try await currentParticipant(context)
-        guard await messageSubscriptions.subscribe(participant: sid.rawValue, callback: callback) else {
+        let subscribed: Bool
+        do {
+            subscribed = try await messageSubscriptions.subscribe(participant: sid.rawValue, callback: callback)
+        } catch {
+            throw RESTError(status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,
+                            message: "The cluster's database is unavailable; try again")
+        }
+        guard subscribed else {
             throw RESTError.invalidParameter("At most \(MessageSubscriptions.maxPerParticipant) message subscriptions per participant")
         }
         let links = links(request)
