@@ -49,8 +49,10 @@ public actor DatabaseWebhookOutbox: CallbackOutbox {
 
     /// Written rows and finished attempts wake the loop through this.
     private let wakeups: AsyncStream<Void>.Continuation
-    /// Refused because the store's write queue was full.
+    /// Refused because the store's write queue was full or shut down.
     private let refused = Atomic<Int>(0)
+    /// Set by shutdown: later callbacks are refused (counted failed).
+    private let closed = Atomic<Bool>(false)
     /// The loop and the task forwarding wakeups, started by `init`. A Mutex
     /// because `init` cannot set an actor property once `self` escaped.
     private let tasks = Mutex<[Task<Void, Never>]>([])
@@ -107,7 +109,7 @@ public actor DatabaseWebhookOutbox: CallbackOutbox {
     }
 
     private nonisolated func hand(_ entry: PostgresWebhookStore.OutboxEntry) {
-        if !store.enqueue(entry) {
+        if closed.load(ordering: .acquiring) || !store.enqueue(entry) {
             refused.add(1, ordering: .relaxed)
             logger.warning("webhook outbox full, callback dropped", metadata: ["room": "\(entry.roomSID)", "url": "\(entry.queueURL)"])
         }
@@ -134,6 +136,7 @@ public actor DatabaseWebhookOutbox: CallbackOutbox {
     public func shutdown(gracePeriod: Duration = .seconds(5)) async {
         guard !isShutDown else { return }
         isShutDown = true
+        closed.store(true, ordering: .releasing)
         let deadline = clock.now + gracePeriod
         let store = store
         let writing = Task { await store.finish() }
