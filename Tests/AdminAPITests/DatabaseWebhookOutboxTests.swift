@@ -147,6 +147,41 @@ private func expectInOrder(_ received: [RequestRecorder.Received], count: Int, u
         await receiver.stop()
     }
 
+    @Test func aReceiverDownForAWhileGetsEverythingWhenItComesBack() async throws {
+        let database = try await newDatabase()
+        let down = try DeadPort(listening: false)
+        // 1 s attempts: a few refused attempts happen while it is down.
+        let node = outbox(database, node: "NOa", configuration: settings(requestTimeout: .seconds(1)))
+        let url = down.url("late")
+        for event in roomEvents("RMl", 0..<5) { node.enqueue(event, to: url) }
+        try await Task.sleep(for: .milliseconds(2_500))
+        #expect(await node.deliveredCount == 0)
+        #expect(await node.pendingCount == 5)
+        let recorder = RequestRecorder()
+        let receiver = try await WebhookReceiver.start(recorder: recorder, port: down.port)
+        #expect(await eventually { await node.deliveredCount == 5 })
+        expectInOrder(await recorder.accepted("late"), count: 5, url: url)
+        #expect(await node.failedCount == 0)
+        await node.shutdown(gracePeriod: .seconds(2))
+        await receiver.stop()
+    }
+
+    @Test func aHangingURLOfOneRoomDoesNotDelayAnother() async throws {
+        let database = try await newDatabase()
+        let hanging = try DeadPort(listening: true)
+        let recorder = RequestRecorder()
+        let receiver = try await WebhookReceiver.start(recorder: recorder)
+        let node = outbox(database, node: "NOa", configuration: settings(requestTimeout: .seconds(20)))
+        for event in roomEvents("RMh", 0..<3) { node.enqueue(event, to: hanging.url("stuck")) }
+        for event in roomEvents("RMo", 0..<3) { node.enqueue(event, to: receiver.url("ok")) }
+        let started = ContinuousClock.now
+        #expect(await eventually(timeout: .seconds(5)) { await node.deliveredCount == 3 })
+        #expect(ContinuousClock.now - started < .seconds(5))
+        expectInOrder(await recorder.accepted("ok"), count: 3, url: receiver.url("ok"))
+        await node.shutdown(gracePeriod: .milliseconds(200))
+        await receiver.stop()
+    }
+
     @Test func aReceiverThatStaysDownIsGivenUpAtTheAgeLimitAndCounted() async throws {
         let database = try await newDatabase()
         let down = try DeadPort(listening: false)
