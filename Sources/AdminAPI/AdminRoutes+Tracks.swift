@@ -189,7 +189,14 @@ extension AdminRoutes {
         _ roomReference: String, _ reference: String, callback: String, _ links: ResourceLinks
     ) async throws -> RESTAnswer {
         let (room, sid) = try await currentParticipant(roomReference, reference)
-        guard await messageSubscriptions.subscribe(participant: sid.rawValue, callback: callback) else {
+        let subscribed: Bool
+        do {
+            subscribed = try await messageSubscriptions.subscribe(participant: sid.rawValue, callback: callback)
+        } catch {
+            throw RESTError(status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,
+                            message: "The cluster's database is unavailable; try again")
+        }
+        guard subscribed else {
             throw RESTError.invalidParameter("At most \(MessageSubscriptions.maxPerParticipant) message subscriptions per participant")
         }
         return try JSONBody.answer(

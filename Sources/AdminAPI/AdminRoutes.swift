@@ -19,7 +19,7 @@ public struct AdminRoutes: Sendable {
     public let history: any HistoryStore
     public let configuration: AdminConfiguration
     /// Where `MessageSubscriptions` are kept; the event recorder reads it.
-    public let messageSubscriptions: MessageSubscriptions
+    public let messageSubscriptions: any MessageSubscriptionList
     /// The node's media plane, read by `/Stats`; nil: rooms report no media.
     public let media: RoomMedia?
     /// Where rooms live: a REST create claims its name here first.
@@ -30,7 +30,7 @@ public struct AdminRoutes: Sendable {
 
     public init(
         host: RoomHost, history: any HistoryStore, configuration: AdminConfiguration,
-        messageSubscriptions: MessageSubscriptions = MessageSubscriptions(), media: RoomMedia? = nil,
+        messageSubscriptions: any MessageSubscriptionList = MessageSubscriptions(), media: RoomMedia? = nil,
         placement: any RoomPlacement = SingleNodePlacement(), relay: (any RoomActionRelay)? = nil
     ) {
         self.host = host

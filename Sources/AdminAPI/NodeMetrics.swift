@@ -164,7 +164,7 @@ public struct NodeSnapshot: Sendable {
     /// Reads everything a scrape needs: the host's rooms and participants,
     /// the outbox's backlog and failures, the media workers' counters and
     /// quality levels (a job on each worker).
-    public static func read(host: RoomHost, media: RoomMedia, webhooks: WebhookOutbox?) async -> NodeSnapshot {
+    public static func read(host: RoomHost, media: RoomMedia, webhooks: (any CallbackOutbox)?) async -> NodeSnapshot {
         let (rooms, participants) = await host.read { ($0.inProgressRoomCount, $0.participantCount) }
         var snapshot = NodeSnapshot(rooms: rooms, participants: participants)
         if let webhooks {

@@ -1,8 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
+import Persistence
 import Synchronization
 
 /// Delivers status callbacks and message callbacks (PROTOCOL.md section 6)
@@ -27,7 +26,7 @@ import Synchronization
 /// `SequenceNumber` counts from 0 per room in enqueue order. A room's
 /// counter is dropped when its `room-ended` is enqueued, so `room-ended`
 /// must be the room's last status callback.
-public actor WebhookOutbox {
+public actor WebhookOutbox: CallbackOutbox {
     /// Timing and bounds. Tests shorten the delays.
     public struct Configuration: Sendable {
         /// Key of the `X-Vroom-Signature` HMAC.
@@ -104,8 +103,7 @@ public actor WebhookOutbox {
     }
 
     private let configuration: Configuration
-    private let client: HTTPClient
-    private let ownsClient: Bool
+    private let sender: WebhookSender
     private let logger: Logger
     private let clock = ContinuousClock()
 
@@ -133,18 +131,7 @@ public actor WebhookOutbox {
     public init(configuration: Configuration, httpClient: HTTPClient? = nil, logger: Logger = Logger(label: "vroom.webhooks")) {
         self.configuration = configuration
         self.logger = logger
-        if let httpClient {
-            client = httpClient
-            ownsClient = false
-        } else {
-            let timeout = Self.timeAmount(configuration.requestTimeout)
-            var clientConfiguration = HTTPClient.Configuration(
-                redirectConfiguration: .disallow,
-                timeout: .init(connect: timeout, read: timeout))
-            clientConfiguration.httpVersion = .http1Only
-            client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
-            ownsClient = true
-        }
+        sender = WebhookSender(configuration: configuration, httpClient: httpClient)
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: Delivery.self, bufferingPolicy: .unbounded)
         let inbox = self.inbox
         let reader = Task { [self] in
@@ -223,9 +210,7 @@ public actor WebhookOutbox {
         for queue in queues.values {
             await queue.worker?.value
         }
-        if ownsClient {
-            try? await client.shutdown()
-        }
+        await sender.shutdown()
     }
 
     private func accept(_ delivery: Delivery) {
@@ -270,21 +255,14 @@ public actor WebhookOutbox {
     }
 
     private func deliverWithRetries(_ delivery: Delivery) async -> Bool {
-        var delay = configuration.initialDelay
         var attempt = 0
+        let request = Self.request(for: delivery, secret: configuration.apiSecret)
         while true {
             // Shutdown cancelled the queue: what is left is not attempted
             // (a hanging URL would otherwise hold shutdown for a timeout each).
             if Task.isCancelled { return false }
             attempt += 1
-            // AsyncHTTPClient keeps retrying a refused connection until the
-            // request's deadline, so one attempt against a dead receiver lasts
-            // its whole timeout: cap it at what is left of giveUpAge (at
-            // least 1 s, so an event that waited its turn too long still
-            // gets one real try).
-            let left = configuration.giveUpAge - (clock.now - delivery.enqueuedAt)
-            let timeout = min(configuration.requestTimeout, max(left, .seconds(1)))
-            let outcome = await send(delivery, timeout: timeout)
+            let outcome = await sender.send(request, timeout: sender.attemptTimeout(age: clock.now - delivery.enqueuedAt))
             if case .success = outcome { return true }
             let age = clock.now - delivery.enqueuedAt
             if age >= configuration.giveUpAge || Task.isCancelled {
@@ -296,79 +274,17 @@ public actor WebhookOutbox {
             logger.debug("webhook attempt failed", metadata: ["url": "\(delivery.url)", "attempt": "\(attempt)", "error": "\(outcome)"])
             // The last wait ends exactly at giveUpAge, so the final attempt
             // happens when the event is giveUpAge old.
-            try? await Task.sleep(for: min(delay, configuration.giveUpAge - age))
-            delay = min(delay * 2, configuration.maxDelay)
+            try? await Task.sleep(for: min(sender.retryDelay(afterFailures: attempt), configuration.giveUpAge - age))
         }
     }
 
-    enum Outcome: Sendable, CustomStringConvertible {
-        case success
-        case status(UInt)
-        case error(String)
-
-        var description: String {
-            switch self {
-            case .success: "2xx"
-            case .status(let code): "HTTP \(code)"
-            case .error(let message): message
-            }
-        }
-    }
-
-    /// One attempt. `nonisolated`: the request runs off the actor.
-    private nonisolated func send(_ delivery: Delivery, timeout: Duration) async -> Outcome {
-        let request = Self.request(for: delivery, secret: configuration.apiSecret)
-        do {
-            let response = try await client.execute(request, timeout: Self.timeAmount(timeout))
-            // Read (and drop) the body so the connection can be reused; a
-            // receiver's answer is at most a few KB, 64 KiB is plenty.
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            return (200..<300).contains(response.status.code) ? .success : .status(response.status.code)
-        } catch {
-            return .error(String(describing: error))
-        }
-    }
-
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let components = duration.components
-        return .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
-    }
-
-    /// The signed HTTP request for a delivery (exposed to tests).
-    static func request(for delivery: Delivery, secret: String) -> HTTPClientRequest {
+    /// The signed HTTP request for a delivery.
+    static func request(for delivery: Delivery, secret: String) -> SignedWebhookRequest {
         switch delivery.payload {
         case .event(let event):
-            let parameters = event.parameters(sequenceNumber: delivery.sequenceNumber)
-            let encoded = FormEncoding.encode(parameters)
-            switch delivery.method {
-            case .post:
-                var request = HTTPClientRequest(url: delivery.url)
-                request.method = .POST
-                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-                request.headers.add(
-                    name: WebhookSignature.headerName,
-                    value: WebhookSignature.sign(url: delivery.url, parameters: parameters, secret: secret))
-                request.body = .bytes(Array(encoded.utf8))
-                return request
-            case .get:
-                let url = delivery.url + (delivery.url.contains("?") ? "&" : "?") + encoded
-                var request = HTTPClientRequest(url: url)
-                request.method = .GET
-                request.headers.add(
-                    name: WebhookSignature.headerName,
-                    value: WebhookSignature.sign(url: url, parameters: [], secret: secret))
-                return request
-            }
+            WebhookSender.signed(event, sequenceNumber: delivery.sequenceNumber, url: delivery.url, method: delivery.method, secret: secret)
         case .message(let message):
-            let body = message.jsonBody()
-            var request = HTTPClientRequest(url: delivery.url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(
-                name: WebhookSignature.headerName,
-                value: WebhookSignature.sign(url: delivery.url, body: body, secret: secret))
-            request.body = .bytes(Array(body))
-            return request
+            WebhookSender.signed(message, url: delivery.url, secret: secret)
         }
     }
 }

@@ -104,7 +104,54 @@ enum PostgresSchema {
             "CREATE INDEX room_placement_by_node ON room_placement(node_id)",
             "CREATE INDEX room_placement_by_room ON room_placement(room_sid)",
         ]),
-        // (3 is the webhook outbox.)
+        (3, "durable webhook outbox, message subscriptions", [
+            // Status and message callbacks waiting for delivery, each a
+            // signed request. A queue is (room_sid, queue_url): its rows go
+            // out one at a time in `id` order (PostgresWebhookStore.lease).
+            // `sequence_number` is the status callback's SequenceNumber
+            // (NULL for a message callback); `created_at` is when it was
+            // enqueued, giveUpAge counts from there. A lease (`leased_by`,
+            // `leased_until`) marks a row one node is delivering now.
+            """
+            CREATE TABLE webhook_outbox (
+                id BIGSERIAL PRIMARY KEY,
+                room_sid TEXT NOT NULL,
+                queue_url TEXT NOT NULL,
+                sequence_number BIGINT,
+                method TEXT NOT NULL,
+                request_url TEXT NOT NULL,
+                header_names TEXT[] NOT NULL,
+                header_values TEXT[] NOT NULL,
+                body TEXT NOT NULL,
+                enqueued_by TEXT NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                attempts BIGINT NOT NULL DEFAULT 0,
+                next_attempt_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                leased_by TEXT,
+                leased_until TIMESTAMPTZ
+            )
+            """,
+            "CREATE INDEX webhook_outbox_by_queue ON webhook_outbox(room_sid, queue_url, id)",
+            "CREATE INDEX webhook_outbox_by_enqueuer ON webhook_outbox(enqueued_by)",
+            // A room's next SequenceNumber, whichever node enqueues (a room
+            // may move); the row goes with the room's `room-ended`.
+            """
+            CREATE TABLE webhook_sequence (
+                room_sid TEXT PRIMARY KEY,
+                next_number BIGINT NOT NULL
+            )
+            """,
+            // `POST …/MessageSubscriptions`, seen by every node; `position`
+            // keeps subscription order.
+            """
+            CREATE TABLE message_subscription (
+                participant_sid TEXT NOT NULL,
+                callback TEXT NOT NULL,
+                position BIGSERIAL NOT NULL,
+                PRIMARY KEY (participant_sid, callback)
+            )
+            """,
+        ]),
         (4, "sessions", [
             // A participant's current session: the SHA-256 of its token (the
             // token itself is never stored), and its subscribe rules (JSON),

@@ -15,11 +15,11 @@ final class RoomEventRecorder: Sendable {
     private let continuation: AsyncStream<[RoomEvent]>.Continuation
     private let events: AsyncStream<[RoomEvent]>
     let history: any HistoryStore
-    let webhooks: WebhookOutbox
-    let messageSubscriptions: MessageSubscriptions
+    let webhooks: any CallbackOutbox
+    let messageSubscriptions: any MessageSubscriptionList
     private let logger: Logger
 
-    init(history: any HistoryStore, webhooks: WebhookOutbox, messageSubscriptions: MessageSubscriptions, logger: Logger) {
+    init(history: any HistoryStore, webhooks: any CallbackOutbox, messageSubscriptions: any MessageSubscriptionList, logger: Logger) {
         // 100k batches: minutes of a busy node's events if delivery stalls;
         // past that the oldest are kept and new ones dropped (and logged).
         (events, continuation) = AsyncStream.makeStream(of: [RoomEvent].self, bufferingPolicy: .bufferingOldest(100_000))

@@ -136,11 +136,6 @@ struct Serve: AsyncParsableCommand {
             }
             history = sqlite
         }
-        let webhooks = WebhookOutbox(configuration: configuration.webhookOutbox(apiSecret: apiSecret), logger: Logger(label: "vroom.webhooks"))
-        let messageSubscriptions = MessageSubscriptions()
-        let recorder = RoomEventRecorder(
-            history: history, webhooks: webhooks, messageSubscriptions: messageSubscriptions,
-            logger: Logger(label: "vroom.history"))
         // A cluster member places rooms through the database; the node's
         // load comes from its room host, made below (hence the box).
         let hostBox = LateBox<RoomHost>()
@@ -156,6 +151,23 @@ struct Serve: AsyncParsableCommand {
                 return await host.read { $0.roomRecord(room)?.status == .inProgress }
             }
         }
+        // Callbacks: in memory on one node; in the database in a cluster,
+        // where any node delivers them (PROTOCOL.md section 8).
+        let webhookConfiguration = configuration.webhookOutbox(apiSecret: apiSecret)
+        let webhooks: any CallbackOutbox
+        let messageSubscriptions: any MessageSubscriptionList
+        if let database, let cluster {
+            webhooks = DatabaseWebhookOutbox(
+                configuration: webhookConfiguration, database: database, nodeID: cluster.id,
+                logger: Logger(label: "vroom.webhooks"))
+            messageSubscriptions = DatabaseMessageSubscriptions(database: database)
+        } else {
+            webhooks = WebhookOutbox(configuration: webhookConfiguration, logger: Logger(label: "vroom.webhooks"))
+            messageSubscriptions = MessageSubscriptions()
+        }
+        let recorder = RoomEventRecorder(
+            history: history, webhooks: webhooks, messageSubscriptions: messageSubscriptions,
+            logger: Logger(label: "vroom.history"))
         let node = Node(
             configuration: configuration.roomService, media: media,
             placement: cluster ?? SingleNodePlacement(),
@@ -258,7 +270,7 @@ struct Serve: AsyncParsableCommand {
         let totals = await plane.statistics()
         logger.info("media totals: \(totals)")
         await plane.stop()
-        await webhooks.shutdown()
+        await webhooks.shutdown(gracePeriod: .seconds(5))
         if let postgres = history as? PostgresHistoryStore { await postgres.close() }
         logger.info("stopped")
     }

@@ -56,6 +56,16 @@ public final class PostgresServer: @unchecked Sendable {
         return url(database: name)
     }
 
+    /// Runs one SQL statement with psql in `database` and returns its rows,
+    /// one a line, columns separated by `|` (for tests that look into the
+    /// cluster's tables of a server process).
+    public func query(_ sql: String, database: String) throws -> String {
+        try Self.run(
+            bin.appendingPathComponent("psql").path,
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-At", "-c", sql]
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Stops the server (pg_ctl stop, fast) and deletes its directory.
     public func stop() {
         let first = lock.withLock { () -> Bool in
@@ -141,7 +151,8 @@ public final class PostgresServer: @unchecked Sendable {
     /// Runs a command to its end with posix_spawn and waitpid. Not
     /// Foundation's `Process`: its exit monitor missed `pg_ctl start`'s exit
     /// (the server it leaves behind keeps the session), and the test hung.
-    private static func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false) throws {
+    @discardableResult
+    private static func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false) throws -> String {
         let command = asPostgres && getuid() == 0
             ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments
             : [executable] + arguments
@@ -168,6 +179,7 @@ public final class PostgresServer: @unchecked Sendable {
         guard exited && code == 0 else {
             throw Unavailable(description: "\(command.joined(separator: " ")) failed (status \(status)): \(text)")
         }
+        return text
     }
 
     /// A TCP port nothing listens on now (the kernel's pick on 127.0.0.1).

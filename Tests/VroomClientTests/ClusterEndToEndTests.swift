@@ -8,8 +8,9 @@ extension ClientProcessTests {
 /// Three real `vroom-server` processes sharing one real PostgreSQL, started
 /// by the test (PROTOCOL.md section 8, issue 14): rooms are placed over the
 /// nodes, a join at the wrong node is redirected and media flows on the
-/// owner, REST answers the same on every node, and the cluster rides out
-/// its database stopping for 10 s.
+/// owner, REST answers the same on every node, the cluster rides out
+/// its database stopping for 10 s, and a killed node's status callbacks are
+/// delivered by another.
 @Suite(.serialized) struct ClusterEndToEndTests {
     /// A cluster of `count` dev nodes on loopback, each with its own HTTP
     /// port, one media worker and `--node-url`.
@@ -335,6 +336,80 @@ extension ClientProcessTests {
         let (deadStatus, deadBody) = try await DevREST.call(port: other, "POST", "/v1/Rooms/stranded", form: ["Status": "completed"])
         #expect(deadStatus == 503 && deadBody["code"] as? Int == 53006, "\(deadStatus) \(deadBody)")
         #expect(ContinuousClock.now - dead < .seconds(1), "answered after \(ContinuousClock.now - dead)")
+    }
+
+    @Test func aKilledOwnersPendingStatusCallbacksAreDeliveredByTheOtherNodeWithoutGaps() async throws {
+        // The room's StatusCallback receiver is down (connections refused)
+        // while the owner queues the room's callbacks.
+        let receiver = try CallbackReceiver(listening: false)
+        defer { receiver.stop() }
+        let cluster = try await ClientHarness.offPool {
+            try Cluster(count: 2, extra: ["--webhook-retry-base", "0.2", "--webhook-retry-max", "1"])
+        }
+        defer { cluster.stop() }
+        let ownerID = try await ClientHarness.offPool { try cluster.nodes[0].waitFor(#"cluster: node (NO\w+) at"#) }
+        let (created, room) = try await DevREST.call(
+            port: cluster.ports[0], "POST", "/v1/Rooms",
+            form: ["UniqueName": "durable", "StatusCallback": "http://127.0.0.1:\(receiver.port)/hooks/durable"])
+        #expect(created == 201, "created on node 0: \(room)")
+        let roomSID = try #require(room["sid"] as? String)
+        // Participants join the owner (node 0) and leave: connected, tracks
+        // added, tracks removed, disconnected.
+        let alice = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("alice", room: "durable", publishing: true)))
+        try await alice.wait(for: "alice connected") { $0.name == "connected" }
+        let bob = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("bob", room: "durable", publishing: false)))
+        try await bob.wait(for: "bob connected") { $0.name == "connected" }
+        #expect(alice.room.signalingURL?.port == cluster.ports[0])
+        alice.room.disconnect()
+        bob.room.disconnect()
+
+        // Every callback is in the database, numbered without a gap, queued by the owner.
+        func rows() async throws -> [String] {
+            try await ClientHarness.offPool {
+                try cluster.database.query(
+                    "SELECT count(*), coalesce(max(sequence_number), -1), string_agg(DISTINCT enqueued_by, ',') FROM webhook_outbox WHERE room_sid = '\(roomSID)'",
+                    database: "vroom"
+                ).components(separatedBy: "|")
+            }
+        }
+        var queued: [String] = []
+        let settled = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < settled {
+            let now = try await rows()
+            if now == queued, let count = Int(now[0]), count >= 5 { break }
+            queued = now
+            try await Task.sleep(for: .seconds(1))
+        }
+        let count = try #require(Int(queued.first ?? ""))
+        #expect(count >= 5 && queued == ["\(count)", "\(count - 1)", ownerID], "queued: \(queued)")
+        #expect(receiver.all.isEmpty)
+
+        // The owner dies (no shutdown: whatever it had leased stays leased
+        // until the lease expires); the receiver comes back.
+        kill(cluster.nodes[0].process.processIdentifier, SIGKILL)
+        #expect(cluster.nodes[0].waitForExit(seconds: 5))
+        try receiver.startListening()
+
+        // Node 1 delivers them all, in order: repeats allowed, gaps not.
+        let delivered = ContinuousClock.now + .seconds(60)
+        var numbers: [Int] = []
+        while ContinuousClock.now < delivered {
+            numbers = receiver.all.filter { $0.status < 300 }.compactMap { $0.parameter("SequenceNumber").flatMap(Int.init) }
+            if Set(numbers).count >= count { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        var firstArrivals: [Int] = []
+        for number in numbers where !firstArrivals.contains(number) { firstArrivals.append(number) }
+        #expect(firstArrivals == Array(0..<count), "SequenceNumbers in arrival order: \(numbers)")
+        #expect(receiver.all.allSatisfy { $0.parameter("RoomSid") == roomSID })
+        #expect(receiver.all.first?.parameter("StatusCallbackEvent") == "room-created")
+        #expect(cluster.nodes[1].process.isRunning)
+        var left = try await rows()
+        for _ in 0..<25 where left.first != "0" {
+            try await Task.sleep(for: .milliseconds(200))
+            left = try await rows()
+        }
+        #expect(left.first == "0", "delivered rows leave the table: \(left)")
     }
 
     /// JSON with sorted keys, and this node's address replaced by a placeholder.

@@ -10,28 +10,28 @@ import Glibc
 ///
 /// It can start DOWN: the port is bound but not listening, so a connection
 /// is refused (the kernel answers RST) until ``startListening()``.
-final class CallbackReceiver: @unchecked Sendable {
+public final class CallbackReceiver: @unchecked Sendable {
     // @unchecked: `requests` and `answer` are only touched under `lock`;
     // `fd` and `port` are set once in init.
     private let lock = NSLock()
     private var requests: [Request] = []
     private var answer = 200
     private let fd: Int32
-    let port: Int
+    public let port: Int
 
     /// One request as it arrived.
-    struct Request: Sendable {
-        var method: String
+    public struct Request: Sendable {
+        public var method: String
         /// Path and query, as on the request line.
-        var target: String
+        public var target: String
         /// Header names lowercased.
-        var headers: [String: String]
-        var body: String
+        public var headers: [String: String]
+        public var body: String
         /// The status this request was answered with.
-        var status: Int
+        public var status: Int
 
         /// Form parameters of the body, decoded (`+` is a space).
-        var parameters: [(name: String, value: String)] {
+        public var parameters: [(name: String, value: String)] {
             body.split(separator: "&").map { pair in
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 func decode(_ s: Substring) -> String {
@@ -41,14 +41,14 @@ final class CallbackReceiver: @unchecked Sendable {
             }
         }
 
-        func parameter(_ name: String) -> String? {
+        public func parameter(_ name: String) -> String? {
             parameters.first { $0.name == name }?.value
         }
     }
 
     /// - Parameter listening: false starts the receiver down (refusing
     ///   connections) until ``startListening()``.
-    init(listening: Bool = true) throws {
+    public init(listening: Bool = true) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -68,25 +68,25 @@ final class CallbackReceiver: @unchecked Sendable {
     }
 
     /// Starts accepting connections (on a thread of its own).
-    func startListening() throws {
+    public func startListening() throws {
         guard listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
         let thread = Thread { [self] in serve() }
         thread.start()
     }
 
     /// The status every following request is answered with (e.g. 503).
-    func answer(with status: Int) {
+    public func answer(with status: Int) {
         lock.withLock { answer = status }
     }
 
     /// Bodies of every request read, in arrival order.
-    var received: [String] { lock.withLock { requests.map(\.body) } }
+    public var received: [String] { lock.withLock { requests.map(\.body) } }
 
     /// Every request read, in arrival order, with the status it got.
-    var all: [Request] { lock.withLock { requests } }
+    public var all: [Request] { lock.withLock { requests } }
 
     /// Closing the socket makes `accept` fail and the thread end.
-    func stop() {
+    public func stop() {
         shutdown(fd, Int32(SHUT_RDWR))
         close(fd)
     }

@@ -1,0 +1,91 @@
+import Foundation
+@testable import Persistence
+import PostgresNIO
+import Testing
+
+/// A numbered entry whose request carries its `SequenceNumber` in the body.
+private func entry(_ room: String, url: String = "http://receiver.invalid/hook", ends: Bool = false) -> PostgresWebhookStore.OutboxEntry {
+    .init(roomSID: room, queueURL: url, numbered: true, endsNumbering: ends) { number in
+        SignedWebhookRequest(method: "POST", url: url, headers: [.init(name: "X-Test", value: "yes")], body: "SequenceNumber=\(number ?? -1)")
+    }
+}
+
+/// What the concurrent leasers saw: which rows of a room are held now.
+private actor Holdings {
+    var held: [String: Int] = [:]
+    var overlaps: [String] = []
+    var order: [String: [Int]] = [:]
+
+    func take(_ room: String, _ number: Int) {
+        if let other = held[room] { overlaps.append("\(room): \(number) leased while \(other) held") }
+        held[room] = number
+        order[room, default: []].append(number)
+    }
+
+    func give(_ room: String) { held[room] = nil }
+}
+
+/// The cluster's webhook outbox table (PROTOCOL.md section 8) on a real
+/// PostgreSQL, without HTTP: numbering shared by nodes, and leases that
+/// hand out only the head of a queue, never one row to two nodes.
+@Suite struct PostgresWebhookStoreTests {
+    @Test func numbersContinueAcrossNodesAndOnlyTheHeadOfAQueueIsLeased() async throws {
+        let database = try await StoreKind.newDatabase()
+        let a = PostgresWebhookStore(database: database, nodeID: "NOa")
+        let b = PostgresWebhookStore(database: database, nodeID: "NOb")
+        for _ in 0..<3 { #expect(a.enqueue(entry("RMr"))) }
+        await a.caughtUp(within: .seconds(10))
+        for _ in 0..<2 { #expect(b.enqueue(entry("RMr"))) }
+        #expect(b.enqueue(entry("RMr", ends: true)))
+        await b.caughtUp(within: .seconds(10))
+
+        let first = try await a.lease(limit: 10, length: .seconds(30))
+        #expect(first.map(\.sequenceNumber) == [0])
+        #expect(first.first?.request.body == "SequenceNumber=0")
+        #expect(first.first?.request.headers == [.init(name: "X-Test", value: "yes")])
+        #expect(try await b.lease(limit: 10, length: .seconds(30)).isEmpty, "the head is leased: nothing behind it goes")
+        try await a.delivered(id: try #require(first.first?.id))
+        var numbers: [Int?] = [0]
+        while let row = try await b.lease(limit: 10, length: .seconds(30)).first {
+            numbers.append(row.sequenceNumber)
+            try await b.delivered(id: row.id)
+        }
+        #expect(numbers == [0, 1, 2, 3, 4, 5])
+        // room-ended took the counter with it.
+        let counters = try await database.client.query("SELECT count(*)::BIGINT FROM webhook_sequence").collect()
+        #expect(try counters.first?.decode(Int.self) == 0)
+    }
+
+    @Test func nodesLeasingTogetherNeverHoldTwoRowsOfAQueue() async throws {
+        let database = try await StoreKind.newDatabase()
+        let writer = PostgresWebhookStore(database: database, nodeID: "NOw")
+        let rooms = (0..<8).map { "RM\($0)" }
+        for _ in 0..<6 { for room in rooms { #expect(writer.enqueue(entry(room))) } }
+        await writer.caughtUp(within: .seconds(10))
+
+        let holdings = Holdings()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<4 {
+                let node = PostgresWebhookStore(database: database, nodeID: "NO\(n)")
+                group.addTask {
+                    var idle = 0
+                    while idle < 5 {
+                        let rows = try await node.lease(limit: 3, length: .seconds(30))
+                        idle = rows.isEmpty ? idle + 1 : 0
+                        for row in rows { await holdings.take(row.roomSID, row.sequenceNumber ?? -1) }
+                        try await Task.sleep(for: .milliseconds(5))
+                        for row in rows {
+                            await holdings.give(row.roomSID)
+                            try await node.delivered(id: row.id)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let overlaps = await holdings.overlaps
+        #expect(overlaps.isEmpty, "\(overlaps)")
+        let order = await holdings.order
+        for room in rooms { #expect(order[room] == Array(0..<6), "\(room): \(order[room] ?? [])") }
+    }
+}
