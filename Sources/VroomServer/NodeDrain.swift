@@ -17,21 +17,22 @@ final class NodeDrain: Service {
     private let timeout: Duration
     private let participants: @Sendable () async -> Int
     private let started: @Sendable () async -> Void
-    private let moveRooms: @Sendable () async -> Void
+    private let moveRooms: @Sendable () async -> Int
     private let logger: Logger
 
-    /// How long moved participants get to leave for their new node before
-    /// the process stops anyway.
-    static let moveGrace = Duration.seconds(10)
+    /// How long the sockets of moved participants get to send their
+    /// `reconnect` before the HTTP server stops.
+    static let moveGrace = Duration.seconds(1)
 
     /// - Parameters:
     ///   - started: runs once the node is draining (a cluster member tells
     ///     the others, so no new room is placed on it).
     ///   - moveRooms: runs at the timeout while participants remain (a
-    ///     cluster member moves its rooms to other nodes).
+    ///     cluster member moves its rooms to other nodes); returns how many
+    ///     participants it told to go (one node alone: none).
     init(
         timeout: Duration, logger: Logger, participants: @escaping @Sendable () async -> Int,
-        started: @escaping @Sendable () async -> Void = {}, moveRooms: @escaping @Sendable () async -> Void = {}
+        started: @escaping @Sendable () async -> Void = {}, moveRooms: @escaping @Sendable () async -> Int = { 0 }
     ) {
         self.timeout = timeout
         self.logger = logger
@@ -57,12 +58,11 @@ final class NodeDrain: Service {
             remaining = await participants()
         }
         guard remaining > 0 else { return }
-        await moveRooms()
-        remaining = await participants()
-        let moved = ContinuousClock.now + Self.moveGrace
-        while remaining > 0, ContinuousClock.now < moved {
-            try? await Task.sleep(for: .milliseconds(100))
-            if Task.isCancelled { return }
+        // A cluster member hands its rooms over (they leave this node's
+        // count at once); their `reconnect` messages get a moment to go out
+        // before the HTTP server stops.
+        if await moveRooms() > 0 {
+            try? await Task.sleep(for: Self.moveGrace)
             remaining = await participants()
         }
         if remaining > 0 { logger.notice("drain timeout: stopping with \(remaining) participant(s)") }

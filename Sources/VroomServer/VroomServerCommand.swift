@@ -200,16 +200,19 @@ struct Serve: AsyncParsableCommand {
             started: { await cluster?.startDraining() },
             moveRooms: {
                 // A cluster member hands each room to another node (PROTOCOL.md section 8).
-                guard let cluster else { return }
+                guard let cluster else { return 0 }
                 let rooms = await host.read { $0.allRooms().filter { $0.status == .inProgress } }
+                var total = 0
                 for room in rooms {
                     guard let url = await cluster.move(uniqueName: room.uniqueName) else {
                         logger.warning("drain: no node can take room \(room.uniqueName); it ends with this node")
                         continue
                     }
                     let moved = await node.moveRoom(room.sid, to: url)
+                    total += moved
                     logger.notice("drain: room \(room.uniqueName) moved to \(url) with \(moved) participant(s)")
                 }
+                return total
             })
         let router = Router(context: BasicRequestContext.self)
         // Not ready while draining, nor at the node's participant limit, where a join would get 53006.
