@@ -144,9 +144,9 @@ public final class ClusterNode: RoomPlacement {
         do {
             // Bounded: with the database away the pool waits for a
             // connection far longer than a client waits for `joined`.
-            let nodes = nodes, id = id, name = uniqueName
-            let placed = try await withTimeout(Self.placementTimeout) {
-                try await nodes.place(uniqueName: name, preferring: id)
+            let name = uniqueName
+            let placed = try await withTimeout(Self.placementTimeout) { [self] in
+                try await placeOnLiveNode(uniqueName: name)
             }
             guard let owner = placed else {
                 // No live active node: this one takes it unless it is draining.
@@ -157,6 +157,19 @@ public final class ClusterNode: RoomPlacement {
             logger.warning("cluster: cannot place room '\(uniqueName)': \(error)")
             return .unavailable
         }
+    }
+
+    /// `place`, and when the owner it names is another node where nothing
+    /// listens any more (`NodeProbe`: its process is gone, though its last
+    /// heartbeat is under 10 s old), that node is marked dead and the room
+    /// placed again: its clients, back at once on another node, need not
+    /// wait out the heartbeat rule.
+    private func placeOnLiveNode(uniqueName: String) async throws -> PostgresNodeTable.NodeRow? {
+        guard let owner = try await nodes.place(uniqueName: uniqueName, preferring: id) else { return nil }
+        guard owner.id != id, await NodeProbe.refusesConnections(nodeURL: owner.url) else { return owner }
+        logger.notice("cluster: node \(owner.id) at \(owner.url) refuses connections: marked dead")
+        try await nodes.markDead(id: owner.id)
+        return try await nodes.place(uniqueName: uniqueName, preferring: id)
     }
 
     public func claim(uniqueName: String) async -> RoomLocation {
@@ -180,11 +193,11 @@ public final class ClusterNode: RoomPlacement {
     /// be adopted; placed elsewhere, the client is sent there.
     public func locate(session token: SessionToken) async -> SessionLocation {
         guard let history = history as? PostgresHistoryStore else { return .unknown }
-        let nodes = nodes, id = id
+        let id = id
         do {
-            return try await withTimeout(Self.placementTimeout) { [hosts] in
+            return try await withTimeout(Self.placementTimeout) { [self, hosts] in
                 guard let session = try await history.session(token: token) else { return .unknown }
-                guard let owner = try await nodes.place(uniqueName: session.uniqueName, preferring: id) else {
+                guard let owner = try await placeOnLiveNode(uniqueName: session.uniqueName) else {
                     return .unavailable
                 }
                 guard owner.id == id else { return .elsewhere(signalingURL: Self.signalingURL(nodeURL: owner.url)) }

@@ -48,6 +48,21 @@ public struct PostgresNodeTable: Sendable {
             """, logger: database.logger)
     }
 
+    /// Another node found `id` gone (nothing listens at its URL): it is
+    /// dead from now, as if its last heartbeat were ``deadAfterSeconds``
+    /// old, without the grace after a database start. Its rooms then move
+    /// with the next resume or join; their reconnect window counts from
+    /// now. A node that was only restarting its listener heartbeats again
+    /// and is live once more.
+    public func markDead(id: String) async throws {
+        try await database.client.query(
+            """
+            UPDATE node SET state = 'dead',
+                heartbeat_at = LEAST(heartbeat_at, now() - make_interval(secs => \(Self.deadAfterSeconds)))
+            WHERE id = \(id)
+            """, logger: database.logger)
+    }
+
     /// Every node the table holds, live or not, by ID.
     public func nodes() async throws -> [NodeRow] {
         try await database.client.query(
@@ -220,11 +235,12 @@ public struct PostgresNodeTable: Sendable {
     /// within ``deadAfterSeconds``, or the database itself started less than
     /// that ago: after a database outage no node could heartbeat, and until
     /// each has had the time to, none is judged dead (a join would move a
-    /// live node's room).
+    /// live node's room), unless another node found it gone (`markDead`).
     func live(_ alias: String) -> String {
         let heard = "\(alias)heartbeat_at > now() - interval '\(Self.deadAfterSeconds) seconds'"
         guard graceAfterDatabaseStart else { return "(\(heard))" }
-        return "(\(heard) OR pg_postmaster_start_time() > now() - interval '\(Self.deadAfterSeconds) seconds')"
+        return "(\(heard) OR (pg_postmaster_start_time() > now() - interval '\(Self.deadAfterSeconds) seconds'"
+            + " AND \(alias)state != 'dead'))"
     }
 
     static func node(_ row: PostgresRow) throws -> NodeRow {

@@ -107,4 +107,21 @@ import Testing
         #expect(try await history.tracks(participantSID: alice.sid).isEmpty)
         #expect(try await nodes.place(uniqueName: "kept", preferring: "NOb")?.id == "NOb")
     }
+    /// A node another found gone (`markDead`) is dead at once, even within
+    /// the grace that follows a database start, its rooms move with the
+    /// next placement, and a heartbeat of its own makes it live again.
+    @Test func aNodeMarkedDeadIsDeadAtOnceUntilItHeartbeatsAgain() async throws {
+        // With the grace: the database was started moments ago.
+        let nodes = PostgresNodeTable(database: try await StoreKind.newDatabase())
+        try await beat(nodes, "NOa")
+        try await beat(nodes, "NOb")
+        #expect(try await nodes.place(uniqueName: "room", preferring: "NOa")?.id == "NOa")
+        try await silence(nodes, "NOa", seconds: 30)
+        #expect(try await nodes.place(uniqueName: "room", preferring: "NOb")?.id == "NOa", "the grace keeps it live")
+        try await nodes.markDead(id: "NOa")
+        #expect(try await nodes.nodes().first { $0.id == "NOa" }?.live == false)
+        #expect(try await nodes.place(uniqueName: "room", preferring: "NOb")?.id == "NOb")
+        try await beat(nodes, "NOa")
+        #expect(try await nodes.nodes().first { $0.id == "NOa" }?.live == true)
+    }
 }

@@ -77,16 +77,21 @@ extension ClientProcessTests {
         let killed = ContinuousClock.now
         cluster.nodes[dying].kill9()
         try await Self.expectMoved(cluster, alice: alice, bob: bob, to: 1 - dying, sids: sids, lastBefore: lastBefore)
-        print("MOVE kill -9: both resumed and media at bob again \(ContinuousClock.now - killed) after the kill")
+        // Issue 14: decoded media again within 10 s. The node that gets
+        // the resumes finds nothing listening at the dead one's port and
+        // takes over at once, not after the 10 s heartbeat rule.
+        let back = ContinuousClock.now - killed
+        print("MOVE kill -9: both resumed and media at bob again \(back) after the kill")
+        #expect(back < .seconds(10))
         alice.room.disconnect()
         bob.room.disconnect()
     }
 
     /// A node dies and nobody of its room resumes (alice knows no other
-    /// node); a new participant joins the room by name at another node
-    /// once the dead one is judged dead (10 s): the same room goes on there
-    /// (its SID; alice listed as reconnecting), not a second room of that
-    /// name beside one that stays in progress for ever.
+    /// node); a new participant joins the room by name at another node: the
+    /// same room goes on there (its SID; alice listed as reconnecting), not
+    /// a second room of that name beside one that stays in progress for
+    /// ever.
     @Test func aJoinByNameCarriesOnADeadNodesRoom() async throws {
         let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 2) }
         defer { cluster.stop() }
@@ -105,7 +110,6 @@ extension ClientProcessTests {
             return (participants?["participants"] as? [[String: Any]])?.count == 1
         }
         cluster.nodes[dying].kill9()
-        try await Task.sleep(for: .seconds(11))
 
         let carol = RecordedRoom(Room.connect(
             to: cluster.url(1 - dying), options: try await cluster.options("carol", room: "orphan", publishing: false)))
@@ -119,22 +123,20 @@ extension ClientProcessTests {
         alice.room.disconnect()
     }
 
-    /// `POST /v1/Node/Drain` with `--drain-timeout 2`: at the timeout the
-    /// room moves (`reconnect` to the other node), and the drained node
-    /// exits 0 once its participants are gone.
+    /// SIGTERM with `--drain-timeout 5`: at the timeout the room moves
+    /// (`reconnect` to the other node), and the drained node exits 0.
     @Test func aDrainedNodesRoomMovesAtTheTimeoutAndTheNodeExits() async throws {
-        let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 2, extra: ["--drain-timeout", "2"]) }
+        let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 2, extra: ["--drain-timeout", "5"]) }
         defer { cluster.stop() }
         let (alice, bob, draining) = try await Self.publisherAndViewer(cluster, room: "drained")
         let sids = try Self.sids(alice, bob)
         let lastBefore = await RoomMediaTests.received(bob, from: "alice", "camera")?.lastFrameNumber ?? 0
 
-        let asked = ContinuousClock.now
-        let (status, _) = try await DevREST.call(port: cluster.ports[draining], "POST", "/v1/Node/Drain")
-        #expect(status == 202)
-        try await Self.expectMoved(cluster, alice: alice, bob: bob, to: 1 - draining, sids: sids, lastBefore: lastBefore)
-        print("MOVE drain: both resumed and media at bob again \(ContinuousClock.now - asked) after the drain request (timeout 2 s)")
         let node = cluster.nodes[draining]
+        let asked = ContinuousClock.now
+        node.process.terminate()
+        try await Self.expectMoved(cluster, alice: alice, bob: bob, to: 1 - draining, sids: sids, lastBefore: lastBefore)
+        print("MOVE drain: both resumed and media at bob again \(ContinuousClock.now - asked) after SIGTERM (timeout 5 s)")
         // Moved by the drain (`reconnect`), not resumed after the node's end.
         #expect(node.output.contains("drain: room drained moved to ws://127.0.0.1:\(cluster.ports[1 - draining])/v1/signal with 2 participant(s)"), "\(node.output)")
         let exited = try await ClientHarness.offPool { node.waitForExit(seconds: 15) }
