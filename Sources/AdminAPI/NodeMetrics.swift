@@ -105,6 +105,12 @@ public final class NodeMetrics: Sendable {
         var bytes: [UInt8] = []
         registry.emit(into: &bytes)
         return Self.addingHelp(to: String(decoding: bytes, as: UTF8.self)) + snapshot.media.prometheusText
+            + """
+            # HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.
+            # TYPE process_cpu_seconds_total counter
+            process_cpu_seconds_total \(snapshot.cpuSeconds)
+
+            """
     }
 
     /// Puts a `# HELP` line (from `help`) before each `# TYPE` line that has none.
@@ -148,6 +154,9 @@ public struct NodeSnapshot: Sendable {
     /// Participants per network quality level 0-5.
     public var networkQuality: [Int]
     public var media: MediaCounters
+    /// The process's user and system CPU time so far (getrusage), for
+    /// `process_cpu_seconds_total`: a load tester reads each node's.
+    public var cpuSeconds: Double = 0
 
     public init(
         rooms: Int = 0, participants: Int = 0, webhooksPending: Int = 0, webhooksFailed: Int = 0,
@@ -167,6 +176,7 @@ public struct NodeSnapshot: Sendable {
     public static func read(host: RoomHost, media: RoomMedia, webhooks: (any CallbackOutbox)?) async -> NodeSnapshot {
         let (rooms, participants) = await host.read { ($0.inProgressRoomCount, $0.participantCount) }
         var snapshot = NodeSnapshot(rooms: rooms, participants: participants)
+        snapshot.cpuSeconds = ProcessCPU.totalSeconds()
         if let webhooks {
             snapshot.webhooksPending = await webhooks.pendingCount
             snapshot.webhooksFailed = await webhooks.failedCount

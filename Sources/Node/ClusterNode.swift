@@ -296,23 +296,3 @@ func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () 
         return value
     }
 }
-
-/// This process's CPU use between two samples, in cores (1.0 = one core busy).
-final class ProcessCPU: Sendable {
-    private let last = Mutex<(wall: ContinuousClock.Instant, cpu: Double)?>(nil)
-
-    func sample() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
-        let now = ContinuousClock.now
-        return last.withLock { last in
-            defer { last = (now, cpu) }
-            guard let previous = last else { return 0 }
-            let seconds = Double((now - previous.wall).components.seconds)
-                + Double((now - previous.wall).components.attoseconds) / 1e18
-            return seconds > 0 ? (cpu - previous.cpu) / seconds : 0
-        }
-    }
-}

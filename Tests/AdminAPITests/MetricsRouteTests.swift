@@ -28,6 +28,7 @@ import VroomTesting
         "vroom_layer_switches_total": "counter", "vroom_probe_packets_total": "counter",
         "vroom_tracks_switched_off": "gauge", "vroom_subscriber_estimate_bps": "histogram",
         "vroom_pacer_queue_delay_seconds": "summary",
+        "process_cpu_seconds_total": "counter",
     ]
 
     /// The adaptive-video families (issue 13) carry what the routers counted:
@@ -149,6 +150,10 @@ import VroomTesting
         // An older reading after a newer one (two scrapes racing) moves nothing.
         #expect(try failed(4) == 5)
         #expect(try PrometheusExposition(parsing: metrics.exposition(NodeSnapshot(webhooksPending: 4))).value("vroom_webhooks_pending") == 4)
+        // The process's CPU seconds (a load tester reads each node's).
+        var busy = NodeSnapshot()
+        busy.cpuSeconds = 12.5
+        #expect(try PrometheusExposition(parsing: metrics.exposition(busy)).value("process_cpu_seconds_total") == 12.5)
         let levels = try PrometheusExposition(parsing: metrics.exposition(NodeSnapshot(networkQuality: [1, 0, 0, 2, 0, 7])))
         #expect(levels.value("vroom_network_quality_participants", ["level": "0"]) == 1)
         #expect(levels.value("vroom_network_quality_participants", ["level": "3"]) == 2)
