@@ -11,16 +11,12 @@ extension ClientProcessTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("loadtest/scenarios/smoke.json").path
 
-    @Test func smokeRunHasNoFailuresAndDecodesWhatWasSent() throws {
-        let (server, port) = try ServerProcess.dev()
-        defer { server.stop() }
-
+    /// Runs `vroom-loadtest` with `arguments`; its stdout (the JSON report
+    /// with `--json`), stderr and exit status.
+    static func loadTest(_ arguments: [String]) throws -> (out: Data, err: String, status: Int32) {
         let run = Process()
         run.executableURL = try BuiltProduct.url(named: "vroom-loadtest")
-        run.arguments = [
-            "--scenario", Self.smokeScenario, "--url", "http://127.0.0.1:\(port)",
-            "--server-pid", String(server.process.processIdentifier), "--duration", "5", "--json", "--quiet",
-        ]
+        run.arguments = arguments
         let stdout = Pipe()
         let stderr = Pipe()
         run.standardOutput = stdout
@@ -40,8 +36,18 @@ extension ClientProcessTests {
         collected.append(out: stdout.fileHandleForReading.readDataToEndOfFile())
         collected.append(err: stderr.fileHandleForReading.readDataToEndOfFile())
         let (out, err) = collected.contents
+        return (out, err, run.terminationStatus)
+    }
 
-        #expect(run.terminationStatus == 0, "vroom-loadtest failed:\n\(err)")
+    @Test func smokeRunHasNoFailuresAndDecodesWhatWasSent() throws {
+        let (server, port) = try ServerProcess.dev()
+        defer { server.stop() }
+
+        let (out, err, status) = try Self.loadTest([
+            "--scenario", Self.smokeScenario, "--url", "http://127.0.0.1:\(port)",
+            "--server-pid", String(server.process.processIdentifier), "--duration", "5", "--json", "--quiet",
+        ])
+        #expect(status == 0, "vroom-loadtest failed:\n\(err)")
         let report = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report:\n\(err)")
 
         let participants = try #require(report["participants"] as? [String: Any])
@@ -79,6 +85,32 @@ extension ClientProcessTests {
         #expect((serverReport["cpuSecondsPerForwardedPacket"] as? Double ?? 0) > 0)
         let verdict = try #require(report["verdict"] as? [String: Any])
         #expect(verdict["passed"] as? Bool == true, "\(verdict)")
+    }
+
+    /// Issue 14 item 9: against a three-node cluster on a test-started
+    /// PostgreSQL, rooms created round-robin (`--node`) land on every node,
+    /// and the report gives each node's participants and CPU.
+    @Test func aClusterRunSpreadsRoomsAndReportsEachNodesCPU() async throws {
+        let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 3) }
+        defer { cluster.stop() }
+        let (out, err, status) = try await ClientHarness.offPool {
+            try Self.loadTest([
+                "--scenario", Self.smokeScenario, "--url", cluster.url(0).absoluteString,
+                "--node", cluster.url(1).absoluteString, "--node", cluster.url(2).absoluteString,
+                "--rooms", "3", "--subscribers", "1", "--decode-sample", "1", "--duration", "4", "--json", "--quiet",
+            ])
+        }
+        #expect(status == 0, "vroom-loadtest failed:\n\(err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report:\n\(err)")
+        let participants = try #require(report["participants"] as? [String: Any])
+        #expect(participants["joined"] as? Int == 6 && participants["failed"] as? Int == 0, "\(participants)")
+        let nodes = Set(cluster.ports.map { "127.0.0.1:\($0)" })
+        let perNode = try #require(participants["perNode"] as? [String: Int], "\(participants)")
+        #expect(perNode == Dictionary(uniqueKeysWithValues: nodes.map { ($0, 2) }), "a room of two on each node")
+        let cores = try #require(participants["cpuCoresPerNode"] as? [String: Double], "\(participants)")
+        #expect(Set(cores.keys) == nodes)
+        #expect(cores.values.allSatisfy { $0 > 0 }, "\(cores)")
+        print("LOAD cluster: participants per node \(perNode), cores per node \(cores)")
     }
 }
 }

@@ -4,6 +4,9 @@ import Foundation
 /// then the environment (credentials), then flags.
 public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     public var url: String = "http://127.0.0.1:7880"
+    /// The cluster's other nodes (`--node`): rooms are created round-robin
+    /// at `url` and these.
+    public var nodes: [String] = []
     public var apiKey: String = "devkey"
     public var apiSecret: String = "devsecret"
     public var scenario: String?
@@ -78,6 +81,7 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         if let secret = environment["VROOM_API_SECRET"], !secret.isEmpty { c.apiSecret = secret }
         let o = options
         c.url = o.url ?? c.url
+        c.nodes = o.nodes
         c.apiKey = o.apiKey ?? c.apiKey
         c.apiSecret = o.apiSecret ?? c.apiSecret
         c.rooms = o.rooms ?? c.rooms
@@ -110,8 +114,13 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     /// Refuses settings that cannot make a meaningful run.
     public func validate() throws {
         func fail(_ reason: String) throws -> Never { throw Invalid(reason: reason) }
-        guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme), parsed.host != nil else {
-            try fail("--url must be an http(s) base URL, e.g. http://127.0.0.1:7880 (got \(url))")
+        func isBaseURL(_ text: String) -> Bool {
+            guard let parsed = URL(string: text), let scheme = parsed.scheme else { return false }
+            return ["http", "https"].contains(scheme) && parsed.host != nil
+        }
+        guard isBaseURL(url) else { try fail("--url must be an http(s) base URL, e.g. http://127.0.0.1:7880 (got \(url))") }
+        for node in nodes where !isBaseURL(node) {
+            try fail("--node must be an http(s) base URL, e.g. http://127.0.0.1:7890 (got \(node))")
         }
         if apiKey.isEmpty || apiSecret.isEmpty { try fail("--api-key and --api-secret must not be empty") }
         if rooms < 1 { try fail("--rooms must be at least 1") }
@@ -152,7 +161,7 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, apiKey, scenario, rooms, publishers, subscribers, audioOnly, videoResolution, videoBitrate
+        case url, nodes, apiKey, scenario, rooms, publishers, subscribers, audioOnly, videoResolution, videoBitrate
         case videoFrameRate, duration, ramp, settle, seed, decodeSample, maxLoss, serverPID, joinTimeout, roomPrefix
         case simulcast, render, renderChangeAfter, downlinkKbps, impairPath
     }
@@ -160,6 +169,7 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         url = try c.decode(String.self, forKey: .url)
+        nodes = try c.decodeIfPresent([String].self, forKey: .nodes) ?? []
         apiKey = try c.decode(String.self, forKey: .apiKey)
         apiSecret = ""
         scenario = try c.decodeIfPresent(String.self, forKey: .scenario)

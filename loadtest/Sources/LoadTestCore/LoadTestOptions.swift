@@ -73,6 +73,9 @@ public struct LoadTestOptions: ParsableArguments, Sendable {
     @Option(help: "Highest packet loss fraction (0...1) before the exit status is non-zero. Default 0.05.")
     public var maxLoss: Double?
 
+    @Option(name: .customLong("node"), help: "Another node of a cluster (base URL; repeat for each): rooms are created round-robin at --url and these, so a cluster's rooms spread over its nodes.")
+    public var nodes: [String] = []
+
     @Option(help: "Server process id: report its CPU seconds over the run (local server, Linux /proc).")
     public var serverPID: Int32?
 

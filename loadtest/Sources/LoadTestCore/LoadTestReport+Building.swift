@@ -27,6 +27,9 @@ extension LoadTestReport {
         for participant in o.windowEnd { nodes[participant.identity] = participant.node }
         participants.nodes = nodes
         participants.perNode = nodes.values.reduce(into: [:]) { $0[$1, default: 0] += 1 }
+        if !o.nodeCPUSeconds.isEmpty, o.windowSeconds > 0 {
+            participants.cpuCoresPerNode = o.nodeCPUSeconds.mapValues { $0 / o.windowSeconds }
+        }
         joinTimeMilliseconds = Distribution(milliseconds: joinTimes)
 
         let tracks = Self.tracks(o)

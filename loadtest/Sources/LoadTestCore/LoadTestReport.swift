@@ -126,6 +126,9 @@ public struct LoadTestReport: Sendable, Equatable, Codable {
         /// reports of versions that did not record it.
         public var nodes: [String: String]?
         public var perNode: [String: Int]?
+        /// Per node: the cores its process used on average over the window
+        /// (CPU seconds / window seconds), read from its `/metrics`.
+        public var cpuCoresPerNode: [String: Double]?
     }
 
     /// One published track, as its receivers saw it.

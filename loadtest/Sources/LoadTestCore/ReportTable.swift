@@ -20,6 +20,9 @@ public enum ReportTable {
         if let perNode = r.participants.perNode, !perNode.isEmpty {
             summary.add(["nodes", "participants per node at the window's end: " + byCount(perNode)])
         }
+        if let cores = r.participants.cpuCoresPerNode, !cores.isEmpty {
+            summary.add(["node CPU", "cores per node over the window: " + cores.sorted { $0.key < $1.key }.map { "\($0.key) \(number($0.value, 2))" }.joined(separator: ", ")])
+        }
         summary.add(["join time", distribution(r.joinTimeMilliseconds, unit: "ms")])
         summary.add(["latency (e2e)", distribution(r.latencyMilliseconds, unit: "ms") + (r.latencyMilliseconds.count > 0 ? " (capture to decode, sampled receivers)" : "")])
         let worstLoss = r.tracks.compactMap(\.lossFraction).max()

@@ -26,6 +26,10 @@ public struct RunObservations: Sendable {
     public var downlinkSeries: [String: DownlinkSeries]
     /// Per shaped subscriber: datagrams its relay dropped at the bottleneck's queue.
     public var relayQueueDrops: [String: Int]
+    /// Per node (`host:port`) its participants were connected through: the
+    /// CPU seconds its process used during the window (its
+    /// `process_cpu_seconds_total` at the window's end minus its start).
+    public var nodeCPUSeconds: [String: Double] = [:]
 
     public init(
         configuration: LoadTestConfiguration, startedAt: Date, rooms: [LoadPlan.Room], roomFailures: [String: String] = [:],

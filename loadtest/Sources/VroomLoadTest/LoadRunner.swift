@@ -17,7 +17,7 @@ struct LoadRunner: Sendable {
 
     func run() async throws -> LoadTestReport {
         let c = configuration
-        let baseURL = c.url.hasSuffix("/") ? String(c.url.dropLast()) : c.url
+        let baseURL = Self.trimmed(c.url)
         guard let url = URL(string: baseURL) else { throw SetupFailure(description: "bad --url \(c.url)") }
         // Two threads carry every participant's signaling and media (and the
         // REST calls): the machine's other cores belong to the server.
@@ -57,10 +57,15 @@ struct LoadRunner: Sendable {
 
         // 2. Rooms, through REST.
         let provisioner = RoomProvisioner(http: http, baseURL: baseURL, apiKey: c.apiKey, apiSecret: c.apiSecret)
+        // A cluster (`--node`): each room is created at the next node in turn,
+        // which places it there (PROTOCOL.md section 8).
+        let creators = [provisioner] + c.nodes.map {
+            RoomProvisioner(http: http, baseURL: Self.trimmed($0), apiKey: c.apiKey, apiSecret: c.apiSecret)
+        }
         var roomFailures: [String: String] = [:]
-        for room in plan.rooms {
+        for (index, room) in plan.rooms.enumerated() {
             do {
-                try await provisioner.create(room)
+                try await creators[index % creators.count].create(room)
             } catch let failure as RoomProvisioner.Failure {
                 // Wrong credentials fail every room alike: stop here, not after a ramp of refusals.
                 if failure.status == 401 { throw SetupFailure(description: "REST refused the API key and secret: \(failure)") }
@@ -111,6 +116,9 @@ struct LoadRunner: Sendable {
         try? await Task.sleep(for: .milliseconds(Int64(c.settle * 1000)))
         await progress.setPhase(.measuring)
         let windowStart = await Self.snapshots(participants)
+        // Each node the participants are connected through: its CPU over the window.
+        let nodes = Set(windowStart.compactMap(\.node))
+        let nodeCPUAtStart = await Self.nodeCPUSeconds(nodes, http: http, scheme: url.scheme ?? "http")
         let windowOpened = clock.now
         // --downlink-kbps: the server's estimate and layers, once a second through the window.
         let liveRooms = plan.rooms.map(\.name).filter { roomFailures[$0] == nil }
@@ -129,6 +137,7 @@ struct LoadRunner: Sendable {
         renderChange?.cancel()
         await progress.setPhase(.finishing)
         let windowEnd = await Self.snapshots(participants)
+        let nodeCPUAtEnd = await Self.nodeCPUSeconds(nodes, http: http, scheme: url.scheme ?? "http")
         sampling?.cancel()
         let downlinkSeries = await sampling?.value ?? [:]
         let windowSeconds = Self.seconds(clock.now - windowOpened)
@@ -157,12 +166,32 @@ struct LoadRunner: Sendable {
         var relayQueueDrops: [String: Int] = [:]
         for (identity, relay) in relays { relayQueueDrops[identity] = await relay.stop() }
 
-        return LoadTestReport(observations: RunObservations(
+        var observations = RunObservations(
             configuration: c, startedAt: startedAt, rooms: plan.rooms, roomFailures: roomFailures, joins: joins,
             windowStart: windowStart, windowEnd: windowEnd, windowSeconds: windowSeconds,
             metricsBefore: metricsBefore, metricsAfter: metricsAfter, metricsError: metricsError,
             scrapeSeconds: scrapeSeconds, cpuBefore: cpuBefore, cpuAfter: cpuAfter,
-            downlinkSeries: downlinkSeries, relayQueueDrops: relayQueueDrops))
+            downlinkSeries: downlinkSeries, relayQueueDrops: relayQueueDrops)
+        for (node, end) in nodeCPUAtEnd {
+            if let start = nodeCPUAtStart[node], end >= start { observations.nodeCPUSeconds[node] = end - start }
+        }
+        return LoadTestReport(observations: observations)
+    }
+
+    /// A base URL without its trailing slash.
+    static func trimmed(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+
+    /// `process_cpu_seconds_total` of each node (`host:port`) from its
+    /// `/metrics`; a node that does not answer is left out.
+    static func nodeCPUSeconds(_ nodes: Set<String>, http: HTTPClient, scheme: String) async -> [String: Double] {
+        var seconds: [String: Double] = [:]
+        for node in nodes {
+            let scraper = MetricsScraper(http: http, baseURL: "\(scheme)://\(node)")
+            if let value = try? await scraper.scrape().sum("process_cpu_seconds_total") { seconds[node] = value }
+        }
+        return seconds
     }
 
     /// A `vroom-impair` per subscriber with a shaped downlink, toward the

@@ -187,6 +187,20 @@ import Testing
         #expect(!ReportTable.render(unknown).contains("per node"))
     }
 
+    /// Issue 14: each node's CPU over the window, in cores, in the JSON
+    /// and the table; none without node figures.
+    @Test func cpuCoresPerNode() throws {
+        var o = try Self.observations()
+        o.nodeCPUSeconds = ["10.0.0.5:7880": 2 * o.windowSeconds, "10.0.0.6:7880": 0.25 * o.windowSeconds]
+        let report = LoadTestReport(observations: o)
+        #expect(report.participants.cpuCoresPerNode == ["10.0.0.5:7880": 2, "10.0.0.6:7880": 0.25])
+        let table = ReportTable.render(report)
+        #expect(table.contains("cores per node over the window: 10.0.0.5:7880 2.00, 10.0.0.6:7880 0.25"), "\(table)")
+        let decoded = try JSONDecoder().decode(LoadTestReport.self, from: try JSONEncoder().encode(report))
+        #expect(decoded.participants.cpuCoresPerNode == report.participants.cpuCoresPerNode)
+        #expect(LoadTestReport(observations: try Self.observations()).participants.cpuCoresPerNode == nil)
+    }
+
     @Test func nodeAddressIsTheSignalingURLsHostAndPort() {
         let cases: [(String, String?)] = [
             ("ws://10.0.0.5:7880/v1/signal", "10.0.0.5:7880"),
