@@ -28,12 +28,7 @@ extension PostgresDatabase {
         var failing = false
         while !Task.isCancelled {
             do {
-                var options = PostgresConnection.Configuration.Options()
-                options.connectTimeout = .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000)
-                var configuration = PostgresConnection.Configuration(
-                    host: target.host, port: target.port, username: target.user, password: target.password,
-                    database: target.database, tls: try target.directTLS)
-                configuration.options = options
+                let configuration = try target.directConfiguration(connectTimeout: connectTimeout)
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
                 do {
                     try await withTaskCancellationHandler {

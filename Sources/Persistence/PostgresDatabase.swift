@@ -34,12 +34,7 @@ public final class PostgresDatabase: Sendable {
         // (refused, unknown database, bad password), where the pool would
         // retry for a minute; the migrations run on it.
         do {
-            var options = PostgresConnection.Configuration.Options()
-            options.connectTimeout = .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000)
-            var direct = PostgresConnection.Configuration(
-                host: target.host, port: target.port, username: target.user, password: target.password,
-                database: target.database, tls: try target.directTLS)
-            direct.options = options
+            let direct = try target.directConfiguration(connectTimeout: connectTimeout)
             let connection = try await PostgresConnection.connect(configuration: direct, id: 0, logger: logger)
             do {
                 try await PostgresSchema.migrate(connection, logger: logger)
@@ -149,6 +144,16 @@ public final class PostgresDatabase: Sendable {
                 default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
                 }
             }
+        }
+
+        /// One connection of its own (not the pool's): migrations, LISTEN.
+        func directConfiguration(connectTimeout: Duration) throws -> PostgresConnection.Configuration {
+            var options = PostgresConnection.Configuration.Options()
+            options.connectTimeout = .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000)
+            var configuration = PostgresConnection.Configuration(
+                host: host, port: port, username: user, password: password, database: database, tls: try directTLS)
+            configuration.options = options
+            return configuration
         }
     }
 
