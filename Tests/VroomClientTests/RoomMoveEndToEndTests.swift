@@ -12,7 +12,7 @@ extension ClientProcessTests {
 /// flows again.
 @Suite(.serialized) struct RoomMoveEndToEndTests {
     /// A publisher and a viewer of one room, joined at node 0 (both know
-    /// node 1 as a fallback), the viewer decoding; their SIDs then.
+    /// the other nodes as fallbacks), the viewer decoding; their SIDs then.
     struct Pair {
         let publisher: RecordedRoom
         let viewer: RecordedRoom
@@ -39,12 +39,13 @@ extension ClientProcessTests {
     static func pair(
         _ cluster: ClusterEndToEndTests.Cluster, room name: String, publisher: String = "alice", viewer: String = "bob"
     ) async throws -> Pair {
+        let fallbacks = cluster.ports.indices.dropFirst().map(cluster.url)
         var publisherOptions = try await cluster.options(publisher, room: name, publishing: true)
-        publisherOptions.fallbackURLs = [cluster.url(1)]
+        publisherOptions.fallbackURLs = fallbacks
         let publishing = RecordedRoom(Room.connect(to: cluster.url(0), options: publisherOptions))
         try await publishing.wait(for: "\(publisher) connected") { $0.name == "connected" }
         var viewerOptions = try await cluster.options(viewer, room: name, publishing: false)
-        viewerOptions.fallbackURLs = [cluster.url(1)]
+        viewerOptions.fallbackURLs = fallbacks
         let viewing = RecordedRoom(Room.connect(to: cluster.url(0), options: viewerOptions))
         try await viewing.wait(for: "\(viewer) connected") { $0.name == "connected" }
         let port = try #require(publishing.room.signalingURL?.port)
@@ -60,19 +61,25 @@ extension ClientProcessTests {
             node: try #require(cluster.ports.firstIndex(of: port)))
     }
 
-    /// After the move: both on node `node`, with the SIDs they had, media
-    /// again (frames captured well after `lastBefore` reach the viewer),
-    /// and REST there says so. Returns when the viewer's media came back.
+    /// After the move: both on one node other than `from`, with the SIDs
+    /// they had, media again (frames captured well after `lastBefore`
+    /// reach the viewer), and REST there says so. Returns that node, when
+    /// the viewer's media came back.
+    @discardableResult
     static func expectMoved(
-        _ cluster: ClusterEndToEndTests.Cluster, _ pair: Pair, to node: Int, lastBefore: UInt32
-    ) async throws {
+        _ cluster: ClusterEndToEndTests.Cluster, _ pair: Pair, from old: Int, lastBefore: UInt32
+    ) async throws -> Int {
+        let oldPort = cluster.ports[old]
         for (room, name) in [(pair.publisher, pair.publisherName), (pair.viewer, pair.viewerName)] {
-            try await room.wait(until: "\(name) resumed on node \(node)", timeout: .seconds(45)) {
-                room.room.state == .connected && room.room.signalingURL?.port == cluster.ports[node]
+            try await room.wait(until: "\(name) resumed on another node", timeout: .seconds(45)) {
+                room.room.state == .connected && room.room.signalingURL.map { $0.port != oldPort } == true
             }
             #expect(room.room.sid == pair.room)
             #expect(room.count("disconnected") == 0)
         }
+        let port = try #require(pair.publisher.room.signalingURL?.port)
+        #expect(pair.viewer.room.signalingURL?.port == port, "both on the room's new node")
+        let node = try #require(cluster.ports.firstIndex(of: port))
         #expect(pair.publisher.room.localParticipant?.sid == pair.publisherSID)
         #expect(pair.viewer.room.localParticipant?.sid == pair.viewerSID)
         #expect(pair.publisher.room.localParticipant?.trackPublications.map(\.trackSid).sorted() == pair.tracks)
@@ -87,15 +94,17 @@ extension ClientProcessTests {
             port: cluster.ports[node], "GET", "/v1/Rooms/\(pair.room)/Participants?Status=connected")
         let listed = (participants["participants"] as? [[String: Any]])?.compactMap { $0["sid"] as? String }.sorted()
         #expect(listed == [pair.publisherSID, pair.viewerSID].sorted())
+        return node
     }
 
-    /// Issue 14 item 8: kill -9 of a node hosting two rooms with live SDK
-    /// participants. Everyone resumes on the other node with the same SIDs,
+    /// Issue 14 item 8: kill -9 of a node of three hosting two rooms with
+    /// live SDK participants. Everyone resumes on a live node (the rooms
+    /// spread over the two left) with the same SIDs,
     /// each viewer decodes again within 10 s of the kill, and each room's
     /// status callbacks, across the kill and after it, reach the receiver
     /// with no gap in `SequenceNumber` once repeats are dropped.
     @Test func aDeadNodesRoomsMoveWithTheirResumesAndMediaAndCallbacksGoOn() async throws {
-        let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 2) }
+        let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 3) }
         defer { cluster.stop() }
         let receiver = try CallbackReceiver()
         defer { receiver.stop() }
@@ -120,19 +129,26 @@ extension ClientProcessTests {
         // (issue 14: within 10 s). The node that gets the resumes finds
         // nothing listening at the dead one's port and takes over at once,
         // not after the 10 s heartbeat rule.
-        await withThrowingTaskGroup(of: Void.self) { group in
+        let newNodes = await withThrowingTaskGroup(of: Int.self) { group in
             for (pair, last) in zip(pairs, lastBefore) {
                 group.addTask {
-                    try await Self.expectMoved(cluster, pair, to: 1, lastBefore: last)
+                    let node = try await Self.expectMoved(cluster, pair, from: 0, lastBefore: last)
                     let back = ContinuousClock.now - killed
-                    print("MOVE kill -9: \(pair.viewerName) decodes \(pair.publisherName) again \(back) after the kill")
+                    print("MOVE kill -9: \(pair.viewerName) decodes \(pair.publisherName) again \(back) after the kill, on node \(node)")
                     #expect(back < .seconds(10), "\(pair.viewerName)")
+                    return node
                 }
             }
+            var nodes: Set<Int> = []
             while let result = await group.nextResult() {
-                if case .failure(let error) = result { Issue.record(error) }
+                switch result {
+                case .success(let node): nodes.insert(node)
+                case .failure(let error): Issue.record(error)
+                }
             }
+            return nodes
         }
+        #expect(newNodes == [1, 2], "the two rooms went to the two live nodes")
 
         // Everyone leaves: the rooms' callbacks go on from node 1, numbered on.
         for pair in pairs { pair.disconnect() }
@@ -205,7 +221,7 @@ extension ClientProcessTests {
         let node = cluster.nodes[draining]
         let asked = ContinuousClock.now
         node.process.terminate()
-        try await Self.expectMoved(cluster, pair, to: 1 - draining, lastBefore: lastBefore)
+        #expect(try await Self.expectMoved(cluster, pair, from: draining, lastBefore: lastBefore) == 1 - draining)
         print("MOVE drain: both resumed and media at bob again \(ContinuousClock.now - asked) after SIGTERM (timeout 5 s)")
         // Moved by the drain (`reconnect`), not resumed after the node's end.
         #expect(node.output.contains("drain: room drained moved to ws://127.0.0.1:\(cluster.ports[1 - draining])/v1/signal with 2 participant(s)"), "\(node.output)")
