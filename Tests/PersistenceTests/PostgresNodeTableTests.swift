@@ -1,8 +1,10 @@
 import Foundation
+import Logging
 @testable import Persistence
 import PostgresNIO
 import Rooms
 import Testing
+import VroomTesting
 
 /// The cluster's node table and room placement (PROTOCOL.md section 8) on a
 /// real PostgreSQL: least-loaded placement, atomic under concurrency, no
@@ -111,8 +113,12 @@ import Testing
     /// the grace that follows a database start, its rooms move with the
     /// next placement, and a heartbeat of its own makes it live again.
     @Test func aNodeMarkedDeadIsDeadAtOnceUntilItHeartbeatsAgain() async throws {
-        // With the grace: the database was started moments ago.
-        let nodes = PostgresNodeTable(database: try await StoreKind.newDatabase())
+        // With the grace, on a server of its own started moments ago (the
+        // shared one may be older than the 10 s grace).
+        let server = try PostgresServer()
+        defer { server.stop() }
+        let database = try await PostgresDatabase.connect(url: try server.createDatabase(), logger: Logger(label: "test"))
+        let nodes = PostgresNodeTable(database: database)
         try await beat(nodes, "NOa")
         try await beat(nodes, "NOb")
         #expect(try await nodes.place(uniqueName: "room", preferring: "NOa")?.id == "NOa")
