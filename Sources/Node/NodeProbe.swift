@@ -28,17 +28,29 @@ enum NodeProbe {
         }
     }
 
+    /// Every address of `host` refuses (one that accepts, times out or
+    /// fails otherwise means the node may be there: `localhost` resolves
+    /// to ::1 first, where an IPv4-only node refuses).
     private static func connectionRefused(host: String, port: Int) -> Bool {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return false }
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, found != nil else { return false }
         defer { freeaddrinfo(found) }
-        let socket = Glibc.socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+        var address = found
+        while let current = address {
+            guard refuses(current.pointee) else { return false }
+            address = current.pointee.ai_next
+        }
+        return true
+    }
+
+    private static func refuses(_ address: addrinfo) -> Bool {
+        let socket = Glibc.socket(address.ai_family, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return false }
         defer { close(socket) }
         _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
-        if connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return false }
+        if connect(socket, address.ai_addr, address.ai_addrlen) == 0 { return false }
         if errno == ECONNREFUSED { return true }
         guard errno == EINPROGRESS else { return false }
         var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
