@@ -82,6 +82,7 @@ let package = Package(
         ]),
         .target(name: "Persistence", dependencies: [
             "Rooms",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),

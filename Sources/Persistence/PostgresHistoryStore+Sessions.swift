@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PostgresNIO
 import Rooms
@@ -21,7 +22,7 @@ extension PostgresHistoryStore {
             """
             SELECT s.participant_sid, s.room_sid, r.unique_name, s.identity FROM session s
             JOIN room r ON r.sid = s.room_sid AND r.status = 'in-progress'
-            WHERE s.token_hash = encode(sha256(convert_to(\(token.rawValue), 'UTF8')), 'hex')
+            WHERE s.token_hash = \(Self.hash(token))
             """, logger: database.logger)
         for try await (participant, room, name, identity) in rows.decode((String, String, String, String).self) {
             return StoredSession(
@@ -69,12 +70,19 @@ extension PostgresHistoryStore {
             })
     }
 
+    /// The hex SHA-256 of a token, computed here: the token itself never
+    /// reaches the database, not even as a query parameter (which its logs
+    /// and `pg_stat_activity` may show).
+    static func hash(_ token: SessionToken) -> String {
+        SHA256.hash(data: Data(token.rawValue.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     static func upsert(_ session: SessionRecord) throws -> PostgresQuery {
         let rules = String(decoding: try JSONEncoder().encode(session.rules), as: UTF8.self)
         return """
             INSERT INTO session (participant_sid, token_hash, room_sid, identity, rules, rules_date_updated)
             VALUES (\(session.participantSID.rawValue),
-                encode(sha256(convert_to(\(session.token.rawValue), 'UTF8')), 'hex'),
+                \(hash(session.token)),
                 \(session.roomSID.rawValue), \(session.identity), \(rules),
                 \(StoredDate.seconds(session.rulesDateUpdated)))
             ON CONFLICT (participant_sid) DO UPDATE SET token_hash = EXCLUDED.token_hash,

@@ -108,6 +108,11 @@ import VroomTesting
         #expect(try await store.session(token: SessionToken(rawValue: "not-a-token")) == nil)
         let rows = try await store.database.client.query("SELECT count(*) FROM session WHERE token_hash = \(alice.value.sessionToken.rawValue)", logger: store.database.logger)
         for try await count in rows.decode(Int.self) { #expect(count == 0, "the token itself is not stored") }
+        // Its SHA-256 is (computed by PostgreSQL here, in the test only).
+        let hashed = try await store.database.client.query(
+            "SELECT count(*) FROM session WHERE token_hash = encode(sha256(convert_to(\(alice.value.sessionToken.rawValue), 'UTF8')), 'hex')",
+            logger: store.database.logger)
+        for try await count in hashed.decode(Int.self) { #expect(count == 1, "stored as its SHA-256") }
 
         // A resume's new token replaces the old; a participant who left has no session.
         _ = service.drop(participant: alice.value.participant.sid, now: start.addingTimeInterval(3))
