@@ -27,7 +27,16 @@ extension AdminRoutes {
         // up (none given) is a fresh SID: nobody else has it.
         if let uniqueName {
             switch await placement.claim(uniqueName: uniqueName) {
-            case .here: break
+            case .here:
+                // A room of that name still in progress in the cluster (its
+                // node died, or drained it here) is carried on here: the name
+                // is taken, 53113, as on the node that had it.
+                if let snapshot = await placement.takeOver(room: uniqueName) {
+                    try await perform { (service: inout RoomService, now) throws(RoomError) in
+                        RoomOutcome(value: (), events: try service.adopt(snapshot, now: now))
+                    }
+                    throw RESTError(.roomExists)
+                }
             case .elsewhere: throw RESTError(.roomExists)
             case .unavailable:
                 throw RESTError(status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,

@@ -166,17 +166,27 @@ public final class ClusterNode: RoomPlacement {
     /// wait out the heartbeat rule.
     private func placeOnLiveNode(uniqueName: String) async throws -> PostgresNodeTable.NodeRow? {
         guard let owner = try await nodes.place(uniqueName: uniqueName, preferring: id) else { return nil }
-        guard owner.id != id, await NodeProbe.refusesConnections(nodeURL: owner.url) else { return owner }
-        logger.notice("cluster: node \(owner.id) at \(owner.url) refuses connections: marked dead")
-        try await nodes.markDead(id: owner.id)
+        guard owner.id != id, try await markedDeadIfGone(owner) else { return owner }
         return try await nodes.place(uniqueName: uniqueName, preferring: id)
+    }
+
+    /// Marks `node` dead when nothing listens at its URL (`NodeProbe`);
+    /// true when it did.
+    private func markedDeadIfGone(_ node: PostgresNodeTable.NodeRow) async throws -> Bool {
+        guard await NodeProbe.refusesConnections(nodeURL: node.url) else { return false }
+        logger.notice("cluster: node \(node.id) at \(node.url) refuses connections: marked dead")
+        try await nodes.markDead(id: node.id)
+        return true
     }
 
     public func claim(uniqueName: String) async -> RoomLocation {
         let nodes = nodes, id = id
         do {
-            let owner = try await withTimeout(Self.placementTimeout) {
-                try await nodes.claim(uniqueName: uniqueName, nodeID: id)
+            let owner = try await withTimeout(Self.placementTimeout) { [self] in
+                let owner = try await nodes.claim(uniqueName: uniqueName, nodeID: id)
+                // As in `placeOnLiveNode`: an owner where nothing listens is gone.
+                guard let owner, owner.id != id, try await markedDeadIfGone(owner) else { return owner }
+                return try await nodes.claim(uniqueName: uniqueName, nodeID: id)
             }
             guard let owner, owner.id != id else { return .here }
             return .elsewhere(signalingURL: Self.signalingURL(nodeURL: owner.url))

@@ -176,10 +176,10 @@ extension ClientProcessTests {
     }
 
     /// A node dies and nobody of its room resumes (alice knows no other
-    /// node); a new participant joins the room by name at another node: the
-    /// same room goes on there (its SID; alice listed as reconnecting), not
-    /// a second room of that name beside one that stays in progress for
-    /// ever.
+    /// node); a REST create of its name at another node is 53113, and a new
+    /// participant joining it by name there finds the same room (its SID;
+    /// alice listed as reconnecting), not a second room of that name beside
+    /// one that stays in progress for ever.
     @Test func aJoinByNameCarriesOnADeadNodesRoom() async throws {
         let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 2) }
         defer { cluster.stop() }
@@ -198,6 +198,12 @@ extension ClientProcessTests {
             return (participants?["participants"] as? [[String: Any]])?.count == 1
         }
         cluster.nodes[dying].kill9()
+
+        // A REST create of the name at the other node: the room is there
+        // already (taken over), 53113, not a second room of that name.
+        let (created, body) = try await DevREST.call(
+            port: cluster.ports[1 - dying], "POST", "/v1/Rooms", form: ["UniqueName": "orphan"])
+        #expect(created == 409 && body["code"] as? Int == 53113, "\(created) \(body)")
 
         let carol = RecordedRoom(Room.connect(
             to: cluster.url(1 - dying), options: try await cluster.options("carol", room: "orphan", publishing: false)))
