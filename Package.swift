@@ -221,8 +221,10 @@ let package = Package(
             "Persistence", "Rooms", "VroomTesting", .product(name: "Logging", package: "swift-log"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
+        // Packets and Crypto: a TURN Allocate (STUN messages, MD5 key) against coturn.
         .testTarget(name: "AdminAPITests", dependencies: [
-            "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting", "LoadTestCore",
+            "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting", "LoadTestCore", "Packets",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
