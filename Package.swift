@@ -195,6 +195,8 @@ let package = Package(
         .testTarget(name: "VroomServerTests", dependencies: [
             "MediaIO", "Signaling", "AccessTokens", "VroomTesting", "VroomTestPeer", "LoadTestCore",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            // HMAC-SHA1, to check the TURN credentials in `joined` (TURNEndToEndTests).
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs"]),
