@@ -5,7 +5,9 @@ extension AdminRoutes {
     /// `POST /2010-04-01/Accounts/{AccountSid}/Tokens.json`, Twilio's Network
     /// Traversal Service (PROTOCOL.md section 9): 201 with TURN credentials
     /// for the configured TURN server, valid for the form's `Ttl` seconds
-    /// (default `turn.ttl`). The path's AccountSid is not checked (the
+    /// (default `turn.ttl`; at most the larger of `turn.ttl` and a day, so a
+    /// back end cannot mint credentials that outlive what the operator set
+    /// by more than Twilio's default). The path's AccountSid is not checked (the
     /// Basic credentials are; helper libraries put the API key or the
     /// Twilio account there); `account_sid` is this server's, as in every
     /// resource. Without TURN configured the answer is still 201, with an
@@ -15,9 +17,10 @@ extension AdminRoutes {
     /// every token request of a deployment that needs no TURN.
     func createToken<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let form = try await form(CreateTokenForm.self, request, context)
-        let invalid = RESTError.invalidParameter("Ttl must be a positive integer (seconds)")
+        let longest = max(configuration.turn?.ttl ?? 0, 86_400)
+        let invalid = RESTError.invalidParameter("Ttl must be an integer number of seconds in 1...\(longest)")
         let requested = try FormText.integer(form.ttl, or: invalid)
-        if let requested, requested <= 0 { throw invalid }
+        if let requested, !(1...longest).contains(requested) { throw invalid }
         let now = Date()
         let ttl = requested ?? configuration.turn?.ttl ?? 86_400
         var token = TokenResource(

@@ -80,6 +80,8 @@ struct ServerConfiguration: Encodable, Equatable {
         var secret: String?
         /// Lifetime of a credential in seconds.
         var ttl: Int = 86_400
+        /// A year: longer credentials are as good as permanent ones.
+        static let longestTTL = 31_536_000
     }
 
     var http = HTTP()
@@ -223,8 +225,9 @@ extension ServerConfiguration {
         for url in turn.urls where !(url.hasPrefix("turn:") || url.hasPrefix("turns:")) || url.count <= 6 {
             throw ConfigurationError("turn.urls (--turn-url, VROOM_TURN_URLS) must be turn: or turns: URLs, not '\(url)'")
         }
-        guard turn.ttl > 0 else {
-            throw ConfigurationError("turn.ttl (--turn-ttl, VROOM_TURN_TTL) must be a positive number of seconds, not \(turn.ttl)")
+        guard (1...TURN.longestTTL).contains(turn.ttl) else {
+            throw ConfigurationError(
+                "turn.ttl (--turn-ttl, VROOM_TURN_TTL) must be a number of seconds in 1...\(TURN.longestTTL), not \(turn.ttl)")
         }
         if !turn.urls.isEmpty, turn.secret?.isEmpty ?? true {
             throw ConfigurationError("turn.secret (--turn-secret, VROOM_TURN_SECRET) is required with turn.urls")

@@ -54,7 +54,9 @@ import Testing
             let username = try #require(answer.json["username"] as? String)
             let expiry = try #require(username.split(separator: ":").first.flatMap { Int($0) })
             #expect((before + 120...before + 121).contains(expiry), "\(username)")
-            for bad in ["0", "-5", "soon"] {
+            // At most the larger of turn.ttl (3600 here) and a day.
+            #expect(try await client.call(.post, Self.path, form: [("Ttl", "86400")]).status == 201)
+            for bad in ["0", "-5", "soon", "86401", "9223372036854775807"] {
                 let refused = try await client.call(.post, Self.path, form: [("Ttl", bad)])
                 #expect(refused.status == 400, "Ttl=\(bad)")
                 #expect(refused.code == 20001)

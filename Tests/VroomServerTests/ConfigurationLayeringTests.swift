@@ -235,6 +235,7 @@ extension ServerProcessTests {
             (["--dev"], ["VROOM_TURN_URLS": "turn:10.0.0.9:3478", "VROOM_TURN_SECRET": ""], "turn.secret"),
             (["--dev", "--turn-url", "turn:10.0.0.9:3478", "--turn-secret", "s", "--turn-ttl", "0"], [:], "turn.ttl"),
             (["--dev"], ["VROOM_TURN_TTL": "-5"], "turn.ttl"),
+            (["--dev"], ["VROOM_TURN_TTL": "9223372036854775807"], "turn.ttl"),
         ]
         for (arguments, environment, key) in refusals {
             let refused = try Self.checkConfig(arguments, environment: environment)
