@@ -196,6 +196,8 @@ let package = Package(
         .testTarget(name: "VroomServerTests", dependencies: [
             "MediaIO", "Signaling", "AccessTokens", "VroomTesting", "VroomTestPeer", "LoadTestCore",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            // HMAC-SHA1, to check the TURN credentials in `joined` (TURNEndToEndTests).
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs"]),
@@ -222,8 +224,10 @@ let package = Package(
             "Persistence", "Rooms", "VroomTesting", .product(name: "Logging", package: "swift-log"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
+        // Packets and Crypto: a TURN Allocate (STUN messages, MD5 key) against coturn.
         .testTarget(name: "AdminAPITests", dependencies: [
-            "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting", "LoadTestCore",
+            "AdminAPI", "Node", "MediaIO", "Rooms", "Persistence", "VroomTesting", "LoadTestCore", "Packets",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

@@ -14,7 +14,9 @@ set -euo pipefail
 #           capture), sqlite3 (the history store), iproute2 (network
 #           namespaces for interop tests; tc for scripts/shape.sh's htb
 #           bottleneck, which needs the kernel's sch_htb and cls_u32), binutils
-#           (readelf, for scripts/check-deploy.sh). The fuzzers use the Swift
+#           (readelf, for scripts/check-deploy.sh), coturn (turnserver: the
+#           TURN credential test starts its own on 127.0.0.1; the package's
+#           own service is not used). The fuzzers use the Swift
 #           toolchain's own libFuzzer and AddressSanitizer runtimes.
 # Then the Python tools of scripts/check-deploy.sh, from PyPI (below).
 PACKAGES=(
@@ -27,6 +29,7 @@ PACKAGES=(
   postgresql
   iproute2
   binutils
+  coturn
 )
 
 log() { printf '[bootstrap] %s\n' "$*"; }

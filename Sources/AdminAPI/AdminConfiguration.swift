@@ -14,10 +14,17 @@ public struct AdminConfiguration: Sendable, Equatable {
     /// Base of `url`, `links` and page URLs, e.g. `https://video.example.com`
     /// (no trailing slash needed); nil: `http://` + the request's Host header.
     public var publicURL: String?
+    /// The TURN server whose credentials `POST /2010-04-01/Accounts/{AccountSid}/Tokens.json`
+    /// hands out (PROTOCOL.md section 9); nil: none, `ice_servers` is empty.
+    public var turn: TURNConfiguration?
 
     /// - Parameter accountSID: nil derives one from the API key (``derivedAccountSID(apiKey:)``).
-    public init(apiKey: String, apiSecret: String, accountSID: String? = nil, publicURL: String? = nil) {
+    public init(
+        apiKey: String, apiSecret: String, accountSID: String? = nil, publicURL: String? = nil,
+        turn: TURNConfiguration? = nil
+    ) {
         self.apiKey = apiKey
+        self.turn = turn
         self.apiSecret = apiSecret
         self.accountSID = accountSID ?? Self.derivedAccountSID(apiKey: apiKey)
         self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }

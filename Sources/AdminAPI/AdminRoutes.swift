@@ -82,6 +82,10 @@ public struct AdminRoutes: Sendable {
         rooms.post("\(participant)/MessageSubscriptions") { request, context in
             await respond { try await subscribeMessages(request, context) }
         }
+        // Twilio's Network Traversal Service (PROTOCOL.md section 9), same credentials.
+        router.group("2010-04-01/Accounts")
+            .add(middleware: RESTAuthentication<Context>(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret))
+            .post(":account/Tokens.json") { request, context in await respond { try await createToken(request, context) } }
     }
 
     // MARK: - Request plumbing

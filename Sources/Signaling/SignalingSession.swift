@@ -223,7 +223,7 @@ actor SignalingSession {
         // who joined (for offers), then queues `joined` first.
         let joined: @Sendable (JoinResult) -> Void = {
             outbox.markJoined(participant: $0.participant.sid, room: $0.room.sid)
-            outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers))))
+            outbox.send(.message(.joined(ServerMessage.Joined($0, id: id, iceServers: iceServers($0.participant.sid, now)))))
         }
         do throws(RoomError) {
             let result: JoinResult

@@ -1,4 +1,5 @@
 import Foundation
+import Rooms
 
 /// The timers and limits of a signaling session (PROTOCOL.md sections 1 and
 /// 3.6). Each is a flag of `vroom-server`, so tests can shorten them.
@@ -16,8 +17,10 @@ public struct SignalingSettings: Sendable {
     /// client is cut off rather than allowed to hold memory or stall the room.
     /// 1024 covers a burst of a 50-person room's joins with wide margin.
     public var outboxCapacity = 1024
-    /// Put in `joined.iceServers`.
-    public var iceServers: [ServerMessage.IceServer] = []
+    /// Makes `joined.iceServers` for the participant that joined (or
+    /// resumed), at the time given: TURN credentials when the server has a
+    /// TURN server (PROTOCOL.md section 9), else none.
+    public var iceServers: @Sendable (_ participant: ParticipantSID, _ now: Date) -> [ServerMessage.IceServer] = { _, _ in [] }
 
     public init() {}
 }

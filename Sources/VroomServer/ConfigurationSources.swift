@@ -23,7 +23,7 @@ struct ConfigurationSources {
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "flags", values: flags),
             EnvironmentVariablesProvider(
-                environmentVariables: environment, secretsSpecifier: .specific(["VROOM_API_SECRET", "VROOM_DB"])
+                environmentVariables: environment, secretsSpecifier: .specific(["VROOM_API_SECRET", "VROOM_DB", "VROOM_TURN_SECRET"])
             ).prefixKeys(with: "vroom"),
         ]
         if let path = configFile ?? environment[Self.configFileVariable] {

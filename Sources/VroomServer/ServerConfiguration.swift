@@ -70,12 +70,27 @@ struct ServerConfiguration: Encodable, Equatable {
         var drainTimeoutSeconds: Double = 0
     }
 
+    /// A TURN server sharing a secret with the nodes (PROTOCOL.md section 9,
+    /// coturn's `use-auth-secret`): `joined.iceServers` and the Tokens route
+    /// carry time-limited credentials for `urls`. Empty `urls`: no TURN.
+    struct TURN: Encodable, Equatable {
+        /// `turn:` / `turns:` URLs handed to clients.
+        var urls: [String] = []
+        /// coturn's `static-auth-secret`; required with `urls`.
+        var secret: String?
+        /// Lifetime of a credential in seconds.
+        var ttl: Int = 86_400
+        /// A year: longer credentials are as good as permanent ones.
+        static let longestTTL = 31_536_000
+    }
+
     var http = HTTP()
     var rtc = RTC()
     var rooms = Rooms()
     var signaling = Signaling()
     var webhooks = Webhooks()
     var shutdown = Shutdown()
+    var turn = TURN()
     /// Where rooms, participants and publications are kept: a SQLite file
     /// (one node alone), or a `postgres://user:password@host:port/dbname`
     /// URL, which makes the node a member of the cluster sharing that
@@ -155,6 +170,10 @@ extension ServerConfiguration {
 
         shutdown.drainTimeoutSeconds = reader.double(forKey: "shutdown.drainTimeoutSeconds", default: d.shutdown.drainTimeoutSeconds)
 
+        turn.urls = reader.stringArray(forKey: "turn.urls", default: d.turn.urls)
+        turn.secret = reader.string(forKey: "turn.secret", isSecret: true)
+        turn.ttl = reader.int(forKey: "turn.ttl", default: d.turn.ttl)
+
         db = reader.string(forKey: "db", default: d.db)
         nodeURL = reader.string(forKey: "nodeURL")
         apiKey = reader.string(forKey: "apiKey")
@@ -203,6 +222,16 @@ extension ServerConfiguration {
         if let sid = accountSID, sid.count != 34 || !sid.hasPrefix("AC") || !sid.dropFirst(2).allSatisfy(\.isHexDigit) {
             throw ConfigurationError("--account-sid must be AC followed by 32 hex digits")
         }
+        for url in turn.urls where !(url.hasPrefix("turn:") || url.hasPrefix("turns:")) || url.count <= 6 {
+            throw ConfigurationError("turn.urls (--turn-url, VROOM_TURN_URLS) must be turn: or turns: URLs, not '\(url)'")
+        }
+        guard (1...TURN.longestTTL).contains(turn.ttl) else {
+            throw ConfigurationError(
+                "turn.ttl (--turn-ttl, VROOM_TURN_TTL) must be a number of seconds in 1...\(TURN.longestTTL), not \(turn.ttl)")
+        }
+        if !turn.urls.isEmpty, turn.secret?.isEmpty ?? true {
+            throw ConfigurationError("turn.secret (--turn-secret, VROOM_TURN_SECRET) is required with turn.urls")
+        }
         guard apiKey != nil, apiSecret != nil else {
             throw ConfigurationError(
                 "an API key and secret are required (--api-key/--api-secret, VROOM_API_KEY/VROOM_API_SECRET), or use --dev")
@@ -234,6 +263,19 @@ extension ServerConfiguration {
         s.silenceTimeout = signaling.silenceTimeoutSeconds
         s.pingInterval = signaling.pingIntervalSeconds
         s.offerResendInterval = signaling.offerResendSeconds
+        if let turn = turnConfiguration {
+            // One entry for all URLs, as a browser's RTCIceServer takes them.
+            s.iceServers = { participant, now in
+                let credential = turn.credential(for: participant.rawValue, now: now)
+                return [.init(urls: turn.urls, username: credential.username, credential: credential.password)]
+            }
+        }
         return s
+    }
+
+    /// The TURN server of `turn.*`; nil without URLs (a secret alone does nothing).
+    var turnConfiguration: TURNConfiguration? {
+        guard !turn.urls.isEmpty, let secret = turn.secret else { return nil }
+        return TURNConfiguration(urls: turn.urls, secret: secret, ttl: turn.ttl)
     }
 }

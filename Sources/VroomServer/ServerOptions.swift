@@ -97,6 +97,15 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "account_sid shown in REST resources (AC + 32 hex; default: derived from the API key).")
     var accountSID: String?
 
+    @Option(help: "TURN server URL handed to clients with time-limited credentials, turn: or turns: (repeatable).")
+    var turnURL: [String] = []
+
+    @Option(help: "Secret shared with the TURN server (coturn's static-auth-secret; also VROOM_TURN_SECRET).")
+    var turnSecret: String?
+
+    @Option(help: "Lifetime of a TURN credential in seconds (default 86400).")
+    var turnTTL: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
@@ -136,6 +145,9 @@ struct ServerOptions: ParsableArguments {
         set("shutdown.drainTimeoutSeconds", drainTimeout.map(ConfigContent.double))
         set("publicURL", publicURL.map(ConfigContent.string))
         set("accountSID", accountSID.map(ConfigContent.string))
+        set("turn.urls", turnURL.isEmpty ? nil : .stringArray(turnURL))
+        set("turn.secret", turnSecret.map(ConfigContent.string), isSecret: true)
+        set("turn.ttl", turnTTL.map(ConfigContent.int))
         set("logLevel", logLevel.map(ConfigContent.string))
         return values
     }

@@ -35,6 +35,7 @@ struct CheckConfig: AsyncParsableCommand {
     func run() async throws {
         var c = try await options.resolvedConfiguration()
         c.apiSecret = c.apiSecret.map { _ in "********" }
+        c.turn.secret = c.turn.secret.map { _ in "********" }
         c.db = PostgresDatabase.masked(c.db)  // a postgres:// URL's password
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -239,7 +240,7 @@ struct Serve: AsyncParsableCommand {
             host: host, history: history,
             configuration: AdminConfiguration(
                 apiKey: apiKey, apiSecret: apiSecret, accountSID: configuration.accountSID,
-                publicURL: configuration.publicURL),
+                publicURL: configuration.publicURL, turn: configuration.turnConfiguration),
             messageSubscriptions: messageSubscriptions, media: media, placement: node.placement, relay: cluster
         )
         admin.register(on: router)

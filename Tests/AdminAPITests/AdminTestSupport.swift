@@ -16,9 +16,15 @@ enum TwilioSchema {
 
     static let available = FileManager.default.fileExists(atPath: url.path)
 
-    /// Property names of one schema in `components.schemas`.
-    static func properties(_ schema: String) throws -> [String: [String: Any]] {
-        let data = try Data(contentsOf: url)
+    /// Twilio's Tokens resource (API v2010), extracted into the repository
+    /// with its provenance (docs/reference/README.md).
+    static let tokensURL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/reference/twilio_api_v2010_tokens.json")
+
+    /// Property names of one schema in `components.schemas` of `file` (the Rooms file by default).
+    static func properties(_ schema: String, in file: URL = url) throws -> [String: [String: Any]] {
+        let data = try Data(contentsOf: file)
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let schemas = try #require((root["components"] as? [String: Any])?["schemas"] as? [String: Any])
         let entry = try #require(schemas[schema] as? [String: Any], "no schema \(schema)")
@@ -27,8 +33,10 @@ enum TwilioSchema {
 
     /// Every property of `schema` is present in `object`; a non-null one has
     /// the schema's JSON type, and date-times are exactly `YYYY-MM-DDTHH:MM:SSZ`.
-    static func expectConforms(_ object: [String: Any], to schema: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        for (name, property) in try properties(schema) {
+    static func expectConforms(
+        _ object: [String: Any], to schema: String, in file: URL = url, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (name, property) in try properties(schema, in: file) {
             guard let value = object[name] else {
                 Issue.record("\(schema): missing \(name)", sourceLocation: sourceLocation)
                 continue
@@ -42,6 +50,15 @@ enum TwilioSchema {
                 #expect(value is String, "\(schema).\(name) should be a string", sourceLocation: sourceLocation)
                 if property["format"] as? String == "date-time" {
                     #expect((value as? String).map(isTwilioDate) == true, "\(schema).\(name) = \(value)", sourceLocation: sourceLocation)
+                }
+                if property["format"] as? String == "date-time-rfc-2822" {
+                    #expect((value as? String).map(isRFC2822Date) == true, "\(schema).\(name) = \(value)", sourceLocation: sourceLocation)
+                }
+                if let minimum = property["minLength"] as? Int, let text = value as? String {
+                    #expect(text.count >= minimum, "\(schema).\(name) = \(text) shorter than \(minimum)", sourceLocation: sourceLocation)
+                }
+                if let maximum = property["maxLength"] as? Int, let text = value as? String {
+                    #expect(text.count <= maximum, "\(schema).\(name) = \(text) longer than \(maximum)", sourceLocation: sourceLocation)
                 }
                 if property["format"] as? String == "uri" {
                     #expect((value as? String)?.hasPrefix("http") == true, "\(schema).\(name) must be absolute", sourceLocation: sourceLocation)
@@ -64,6 +81,13 @@ enum TwilioSchema {
                 break
             }
         }
+    }
+
+    /// RFC 2822 as Twilio's API v2010 writes it: `Fri, 01 May 2020 01:42:57 +0000`.
+    static func isRFC2822Date(_ text: String) -> Bool {
+        text.range(
+            of: #"^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} \+0000$"#,
+            options: .regularExpression) != nil
     }
 
     static func isTwilioDate(_ text: String) -> Bool {
@@ -101,14 +125,14 @@ struct AdminFixture {
     let routes: AdminRoutes
     let router = Router()
 
-    init(publicURL: String? = AdminFixture.base) throws {
+    init(publicURL: String? = AdminFixture.base, turn: TURNConfiguration? = nil) throws {
         let history = try SQLiteHistoryStore(path: ":memory:")
         self.history = history
         let frozen = Date()
         host = RoomHost(clock: { frozen }, eventSink: { history.record($0) })
         routes = AdminRoutes(
             host: host, history: history,
-            configuration: AdminConfiguration(apiKey: Self.key, apiSecret: Self.secret, publicURL: publicURL))
+            configuration: AdminConfiguration(apiKey: Self.key, apiSecret: Self.secret, publicURL: publicURL, turn: turn))
         routes.register(on: router)
         router.addHealthRoutes(rtcPorts: []) { .ok }
         router.get("/v1/signal") { _, _ in "signal" }

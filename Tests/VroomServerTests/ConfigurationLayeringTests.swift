@@ -117,6 +117,11 @@ extension ServerProcessTests {
         "publicURL": ("https://video.example.com", ["--public-url", "https://video.example.com"], "https://video.example.com"),
         "accountSID": ("AC0123456789abcdef0123456789abcdef", ["--account-sid", "AC0123456789abcdef0123456789abcdef"],
                        "AC0123456789abcdef0123456789abcdef"),
+        "turn.urls": ("turn:10.0.0.9:3478,turns:turn.example.com:5349", ["--turn-url", "turn:10.0.0.9:3478", "--turn-url", "turns:turn.example.com:5349"],
+                      ["turn:10.0.0.9:3478", "turns:turn.example.com:5349"]),
+        // Printed masked, as apiSecret.
+        "turn.secret": ("turn-secret-from-test", ["--turn-secret", "turn-secret-from-test"], "********"),
+        "turn.ttl": ("600", ["--turn-ttl", "600"], 600),
         // `dev` also rewrites the addresses: it gets a run of its own.
         "dev": ("true", ["--dev"], true),
     ] }
@@ -206,6 +211,37 @@ extension ServerProcessTests {
         let outOfRange = try Self.checkConfig(["--dev"], environment: ["VROOM_HTTP_PORT": "70000"])
         #expect(outOfRange.status != 0)
         #expect(outOfRange.stderr.contains("http.port"), "\(outOfRange.stderr)")
+    }
+
+    @Test func turnSettingsAreCheckedAndTheSecretIsNeverPrinted() throws {
+        let secret = "turn-secret-that-must-not-print"
+        let file = try Self.writeConfig(#"{"turn": {"urls": ["turn:10.0.0.9:3478"], "ttl": 120}}"#)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try Self.checkConfig(["--dev", "--config", file.path], environment: ["VROOM_TURN_SECRET": secret])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(Self.same(run.value("turn.urls"), ["turn:10.0.0.9:3478"]))
+        #expect(Self.same(run.value("turn.ttl"), 120))
+        #expect(Self.same(run.value("turn.secret"), "********"))
+        #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret))
+        // Defaults: no URLs, a day.
+        let none = try Self.checkConfig(["--dev"])
+        #expect(Self.same(none.value("turn.urls"), [String]()))
+        #expect(Self.same(none.value("turn.ttl"), 86400))
+
+        let refusals: [([String], [String: String], String)] = [
+            (["--dev", "--turn-url", "stun:10.0.0.9:3478", "--turn-secret", "s"], [:], "turn.urls"),
+            (["--dev", "--turn-url", "http://10.0.0.9", "--turn-secret", "s"], [:], "turn.urls"),
+            (["--dev", "--turn-url", "turn:10.0.0.9:3478"], [:], "turn.secret"),
+            (["--dev"], ["VROOM_TURN_URLS": "turn:10.0.0.9:3478", "VROOM_TURN_SECRET": ""], "turn.secret"),
+            (["--dev", "--turn-url", "turn:10.0.0.9:3478", "--turn-secret", "s", "--turn-ttl", "0"], [:], "turn.ttl"),
+            (["--dev"], ["VROOM_TURN_TTL": "-5"], "turn.ttl"),
+            (["--dev"], ["VROOM_TURN_TTL": "9223372036854775807"], "turn.ttl"),
+        ]
+        for (arguments, environment, key) in refusals {
+            let refused = try Self.checkConfig(arguments, environment: environment)
+            #expect(refused.status != 0, "\(arguments) \(environment)")
+            #expect(refused.stderr.contains(key), "\(arguments): \(refused.stderr)")
+        }
     }
 
     @Test func theDefaultMaxParticipantsMustFitTheLimit() throws {

@@ -118,6 +118,8 @@ extension ServerProcessTests {
 
         let aliceJoined = try await joined(alice)
         #expect(aliceJoined["id"] as? String == "j")
+        // No TURN configured: no ICE servers (PROTOCOL.md section 9).
+        #expect((aliceJoined["iceServers"] as? [Any])?.isEmpty == true)
         let room = try #require(aliceJoined["room"] as? [String: Any])
         #expect((room["sid"] as? String)?.hasPrefix("RM") == true)
         #expect((room["sid"] as? String)?.count == 34)

@@ -8,7 +8,10 @@ validates against openapi.yaml also validates against Twilio's file. On top of
 Twilio's file, openapi.yaml requires every property Twilio lists (PROTOCOL.md:
 "carries every field it lists"), pins dates to `YYYY-MM-DDTHH:MM:SSZ`, adds
 `reconnecting` to the participant status, and describes the Vroom-only routes
-(Messages, MessageSubscriptions, /Stats, /healthz, /readyz, /metrics).
+(Messages, MessageSubscriptions, /Stats, /healthz, /readyz, /metrics). Twilio's
+Network Traversal route (POST /2010-04-01/Accounts/{AccountSid}/Tokens.json,
+PROTOCOL.md section 9) takes its schema from docs/reference/twilio_api_v2010_tokens.json
+(Twilio's API v2010 file, extracted in this repository), converted the same way.
 
 Usage: gen_openapi.py TWILIO_JSON OUT_YAML
 rest-conformance.sh runs it into a temporary file and fails when the committed
@@ -17,11 +20,14 @@ openapi.yaml differs, so edit this script, not the YAML.
 
 import copy
 import json
+import os
 import sys
 
 import yaml
 
 DATE_PATTERN = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"
+RFC2822_PATTERN = r"^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d \+0000$"
+TOKENS_REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "reference", "twilio_api_v2010_tokens.json")
 
 TWILIO = {
     "Room": "video.v1.room",
@@ -56,6 +62,8 @@ def convert(prop, twilio_schemas):
         prop["items"] = convert(prop["items"], twilio_schemas)
     if prop.get("format") == "date-time":
         prop["pattern"] = DATE_PATTERN
+    if prop.get("format") == "date-time-rfc-2822":
+        prop["pattern"] = RFC2822_PATTERN
     if prop.get("format") == "uri-map":
         # uri-map is Twilio's own format name; 3.1 tools ignore unknown formats,
         # the value is an object of absolute URLs.
@@ -377,6 +385,13 @@ def build(twilio):
                 "rtcPorts": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 65535}, "description": "The UDP ports of the media workers (useful with --rtc-port 0)."},
             },
         },
+        "Token": token_schema(),
+        "TokenRequest": {
+            "type": "object",
+            "properties": {
+                "Ttl": {"type": "integer", "minimum": 1, "description": "Lifetime of the credentials in seconds (default turn.ttl, 86400; at most the larger of turn.ttl and 86400)."},
+            },
+        },
         "Readiness": {
             "type": "object",
             "required": ["status"],
@@ -481,6 +496,18 @@ def build(twilio):
                 "201": json_response("The subscription.", "MessageSubscription"), **errors("400", "401", "404")},
                 body=form_and_json("MessageSubscriptionRequest"), tag="Messages"),
         },
+        "/2010-04-01/Accounts/{AccountSid}/Tokens.json": {
+            "post": operation("CreateToken", (
+                "Twilio's Network Traversal Service: TURN credentials for the configured TURN server (PROTOCOL.md section 9). "
+                "Without TURN configured: ice_servers is empty, username and password null. The AccountSid is not checked."),
+                {"201": json_response("The token.", "Token"),
+                 "400": error_response("Ttl is not an integer in 1...max(turn.ttl, 86400): code 20001."), **errors("401")},
+                parameters=[path_param("AccountSid", "Any account SID (Twilio's helper libraries put the account or the API key here).")],
+                body={"required": False, "content": {
+                    "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/TokenRequest"}},
+                    "application/json": {"schema": {"$ref": "#/components/schemas/TokenRequest"}}}},
+                tag="NetworkTraversal"),
+        },
         "/metrics": {
             "get": {
                 "operationId": "GetMetrics",
@@ -533,12 +560,30 @@ def build(twilio):
         },
         "servers": [{"url": "http://127.0.0.1:7880", "description": "vroom-server --dev"}],
         "security": [{"basicAuth": []}],
-        "tags": [{"name": t} for t in ["Rooms", "Participants", "Tracks", "Subscriptions", "Messages", "Stats", "Operations"]],
+        "tags": [{"name": t} for t in ["Rooms", "Participants", "Tracks", "Subscriptions", "Messages", "Stats", "NetworkTraversal", "Operations"]],
         "paths": paths,
         "components": {
             "securitySchemes": {"basicAuth": {"type": "http", "scheme": "basic", "description": "API key as the user name, API secret as the password (devkey / devsecret with --dev)."}},
             "schemas": schemas,
         },
+    }
+
+
+def token_schema():
+    """Twilio's api.v2010.account.token as 3.1, every property required, each ice server's four strings too."""
+    source = json.load(open(TOKENS_REFERENCE))["components"]["schemas"]["api.v2010.account.token"]
+    props = {k: convert(v, {}) for k, v in source["properties"].items()}
+    servers = props["ice_servers"]["items"]
+    servers.pop("format", None)
+    servers.pop("x-class-extra-annotation", None)
+    servers["required"] = list(servers["properties"].keys())
+    for name in ["x-field-extra-annotation", "x-getter-extra-annotation"]:
+        props["ice_servers"].pop(name, None)
+    return {
+        "type": "object",
+        "description": "Twilio's Token resource (API v2010): dates RFC 2822, ttl a string, one URL per ICE server.",
+        "required": list(source["properties"].keys()),
+        "properties": props,
     }
 
 

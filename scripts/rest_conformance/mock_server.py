@@ -300,13 +300,20 @@ class Handler(BaseHTTPRequestHandler):
             if self.command == "GET" and raw_path == "/metrics":
                 return self.reply(200, "vroom_rooms 0\n", "text/plain; version=0.0.4")
             body_params = self.params()  # read the body first: the connection is kept alive
-            if segments[:2] != ["v1", "Rooms"]:
+            tokens = len(segments) == 4 and segments[:2] == ["2010-04-01", "Accounts"] and segments[3] == "Tokens.json"
+            if segments[:2] != ["v1", "Rooms"] and not (tokens and self.command == "POST"):
                 raise Problem(404, 20404, "Not found")
             auth = self.headers.get("Authorization") or ""
             expected = "Basic " + base64.b64encode(f"{KEY}:{SECRET}".encode()).decode()
             if auth != expected:
                 raise Problem(401, 20003, "Authentication Error - invalid username")
             params = body_params
+            if tokens:
+                # No TURN configured: Twilio's shape with an empty ice_servers (PROTOCOL.md section 9).
+                ttl = integer(params, "Ttl", 86400, 1, 86400, 20001)
+                stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%a, %d %b %Y %H:%M:%S +0000")
+                return self.reply(201, {"account_sid": "AC" + "0" * 32, "date_created": stamp, "date_updated": stamp,
+                                        "ice_servers": [], "password": None, "ttl": str(ttl), "username": None})
             with lock:
                 return self.route(segments[2:], params, base, raw_path)
         except Problem as p:

@@ -26,7 +26,7 @@
 // subscriber connection. A socket that merely drops still ends the session.
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
-const rtcConfig = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
+const rtcConfig = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };  // iceServers: from joined
 const simulcast = params.get("simulcast") !== "0";
 const publishMedia = params.get("publish") !== "0";
 const sendsContentPreferences = params.get("contentPreferences") !== "0";
@@ -156,6 +156,8 @@ function openSignaling(url, resume) {
       vroom.joined = true;
       vroom.redirects = 0;
       vroom.sessionToken = joined.sessionToken;
+      // TURN credentials when the server has a TURN server (PROTOCOL.md section 9), else [].
+      rtcConfig.iceServers = joined.iceServers || [];
       vroom.participantSid = joined.participant.sid;
       vroom.room = joined.room;
       vroom.identities[joined.participant.sid] = joined.participant.identity;
