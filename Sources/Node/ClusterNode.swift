@@ -241,6 +241,13 @@ public final class ClusterNode: RoomPlacement {
         }
     }
 
+    /// Whether another live `active` node exists to move rooms to.
+    public func anotherNodeCanTakeRooms() async -> Bool {
+        let nodes = nodes, id = id
+        let all = try? await withTimeout(Self.placementTimeout) { try await nodes.nodes() }
+        return all?.contains { $0.id != id && $0.live && $0.state == "active" } ?? false
+    }
+
     /// Moves this node's room `uniqueName` to another live node (a drain),
     /// once the database holds the room's latest records and sessions.
     /// Returns the signaling URL its participants resume at; nil when no

@@ -101,13 +101,21 @@ public final class Node: Sendable {
 
     // MARK: - Moving rooms
 
-    /// Hands `room` over to another node (a drain): its participants are
-    /// told to resume at `signalingURL` and their media here ends. Returns
-    /// how many participants were moved.
-    public func moveRoom(_ room: RoomSID, to signalingURL: String) async -> Int {
-        let participants = await rooms.release(room: room, reconnectTo: signalingURL)
-        for participant in participants { media.remove(participant: participant) }
-        return participants.count
+    /// Hands `room` over to another node (a drain). In this order, so the
+    /// new node reads all of it: the room is forgotten here (nothing can
+    /// change it any more), then `place` (which catches the database up and
+    /// moves the placement) names the signaling URL its participants
+    /// resume at; they are told (`reconnect`), and their media here ends.
+    /// Nil `place`: they are told nothing and leave with this node. Returns
+    /// the participants moved and where to.
+    public func moveRoom(_ room: RoomSID, place: @Sendable () async -> String?) async -> (moved: Int, to: String?) {
+        let participants = await rooms.release(room: room)
+        let url = await place()
+        for (participant, connection) in participants {
+            if let url { connection?.roomMoved(to: url) } else { connection?.connectionReplaced() }
+            media.remove(participant: participant)
+        }
+        return (url == nil ? 0 : participants.count, url)
     }
 
     // MARK: - Media events

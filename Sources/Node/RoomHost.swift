@@ -114,19 +114,15 @@ public actor RoomHost {
         perform { (service: inout RoomService, now) -> [RoomEvent] in service.drop(participant: participant, now: now) }
     }
 
-    /// Hands `room` over to another node (a drain, PROTOCOL.md section 8):
-    /// the room and its participants are forgotten here without an event
-    /// (their records stay in progress in the cluster's database, where the
-    /// new node reads them), and each connected participant is told to
-    /// resume at `signalingURL`. Returns the participants, whose media the
-    /// caller ends.
-    public func release(room: RoomSID, reconnectTo signalingURL: String) -> [ParticipantSID] {
+    /// Lets `room` go to another node (a drain, PROTOCOL.md section 8): the
+    /// room and its participants are forgotten here without an event (their
+    /// records stay in progress in the cluster's database, where the new
+    /// node reads them), so nothing changes it any more. Returns its
+    /// participants with their connections, which the caller tells where
+    /// to resume once the room is placed there.
+    public func release(room: RoomSID) -> [(participant: ParticipantSID, connection: (any ParticipantConnection)?)] {
         _ = catchUp()
-        let released = service.release(room: room)
-        for participant in released {
-            connections[participant]?.roomMoved(to: signalingURL)
-            connections[participant] = nil
-        }
+        let released = service.release(room: room).map { ($0, connections.removeValue(forKey: $0)) }
         armTimer()
         return released
     }

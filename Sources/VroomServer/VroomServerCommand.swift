@@ -205,13 +205,15 @@ struct Serve: AsyncParsableCommand {
                 let rooms = await host.read { $0.allRooms().filter { $0.status == .inProgress } }
                 var total = 0
                 for room in rooms {
-                    guard let url = await cluster.move(uniqueName: room.uniqueName) else {
+                    guard await cluster.anotherNodeCanTakeRooms() else {
                         logger.warning("drain: no node can take room \(room.uniqueName); it ends with this node")
                         continue
                     }
-                    let moved = await node.moveRoom(room.sid, to: url)
+                    let (moved, destination) = await node.moveRoom(room.sid) {
+                        await cluster.move(uniqueName: room.uniqueName)
+                    }
                     total += moved
-                    logger.notice("drain: room \(room.uniqueName) moved to \(url) with \(moved) participant(s)")
+                    logger.notice("drain: room \(room.uniqueName) moved to \(destination ?? "nowhere") with \(moved) participant(s)")
                 }
                 return total
             })
