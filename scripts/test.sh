@@ -9,7 +9,9 @@
 #                 aiortc (2 and 3 participants, disable/enable, unpublish, 5% loss
 #                 and jitter through vroom-impair) and headless Chromium on the
 #                 demo page; network quality under loss and delay, dominant
-#                 speaker (scripts/interop/run.sh)
+#                 speaker; kill -9 of a cluster node (two nodes on a private
+#                 PostgreSQL): its aiortc participants resume at the other one
+#                 (scripts/interop/run.sh)
 #   5. rest       the admin REST API against openapi.yaml (schemathesis), Twilio's
 #                 Python helper library and Twilio's own schema, on a live server
 #   6. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config,

@@ -29,6 +29,11 @@ Scenarios (default: all but the simulcast ones):
   speaker two speakers of different loudness (aiortc's ssrc-audio-level):
           quiet alone, both, quiet alone, silence gives dominantSpeaker
           quiet, loud, quiet, null
+  failover two nodes on a private PostgreSQL, two rooms on node a with an
+          aiortc publisher and subscriber each (node b their fallback):
+          node a killed (SIGKILL), everyone resumes at node b with the same
+          room, participant and track SIDs, each subscriber decodes frames
+          numbered above the last one before the kill within 10 s of it
 
 Simulcast and adaptive video (issue 12, PROTOCOL.md 7), run by name or all
 four as `simulcast` (also in the default set):
@@ -60,10 +65,10 @@ Downlink estimation and allocation (issue 13), by name or all three as
 every check before it passed: CI can guard the signaling half until the
 media plane lands, then drop the flag.
 
-Each scenario starts its own server (`--dev --http-port 0 --rtc-port 0`) and
-stops everything it started. Run it as scripts/interop/run.sh, which sets up
-the venv and a loopback-only network namespace. Exit status 0 when every
-scenario passed. Until the media plane lands, every scenario stops at its
+Each scenario starts its own server (`--dev --http-port 0 --rtc-port 0`; the
+cluster ones their nodes and PostgreSQL) and stops everything it started.
+Run it as scripts/interop/run.sh, which sets up the venv and a loopback-only
+network namespace. Exit status 0 when every scenario passed. Until the media plane lands, every scenario stops at its
 first media step and says which one (the signaling before it is checked).
 """
 
@@ -81,7 +86,7 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from processes import ImpairmentRelay, VroomServer, find_binary  # noqa: E402
+from processes import ImpairmentRelay, PostgreSQL, VroomServer, find_binary, free_port  # noqa: E402
 from vroom_client import Participant, ProtocolError, make_token, sdp_media_sections  # noqa: E402
 
 TONES = [440.0, 660.0, 880.0]
@@ -1768,6 +1773,124 @@ async def scenario_bwe_grid(report, context):
                  f"{decoding}")
 
 
+# -- several nodes (issue 14, PROTOCOL.md 8) -----------------------------------
+
+FAILOVER_DEADLINE = 10.0  # issue 14 item 8: decoded media again within 10 s of the kill
+
+
+async def start_cluster(context, names):
+    """A private PostgreSQL and one `vroom-server` node per name on it (a
+    fresh database), each on a free port it registers as its --node-url;
+    all stopped by run_scenario after the participants have left."""
+    pg = PostgreSQL(log_path=os.path.join(context.log_dir, "postgres.log"))
+    context.processes.append(pg)
+    await asyncio.to_thread(pg.start)
+    nodes = []
+    for name in names:
+        port = free_port()
+        node = VroomServer(context.server_binary, http_port=port,
+                           extra_args=["--db", pg.url, "--node-url", f"http://127.0.0.1:{port}"],
+                           log_path=os.path.join(context.log_dir, f"vroom-server-node-{name}.log"))
+        context.processes.append(node)
+        await asyncio.to_thread(node.start)
+        print(f"    node {name} on {node.url}, UDP {node.rtc_ports} (log {node.log_path})", flush=True)
+        nodes.append(node)
+    print(f"    PostgreSQL on 127.0.0.1:{pg.port}", flush=True)
+    return nodes
+
+
+def first_frame_above(sinks, number, since):
+    """(monotonic time, number) of the first frame numbered above `number`
+    that one of `sinks` decoded at or after `since`, or None."""
+    frames = [(t, n) for sink in sinks for t, _, _, n in sink.frames if n is not None and n > number and t >= since]
+    return min(frames) if frames else None
+
+
+async def scenario_failover(report, context):
+    """Issue 14 item 8 with aiortc: a node hosting two rooms dies (SIGKILL,
+    nothing said to anyone). Its participants were given the other node as
+    a fallback, as an app gives the SDK `fallbackURLs`: their sockets drop,
+    they resume there within the reconnect window (PROTOCOL.md 3.6, 8; the
+    first resume takes the room over from the database, so the SIDs stay),
+    make new PeerConnections and publish again. The subscribers' new sinks
+    must decode frame numbers above the last one before the kill (the
+    publishers' numbers go on across the move) within 10 s of it."""
+    node_a, node_b = await start_cluster(context, ["a", "b"])
+    rooms = ["failover-1", "failover-2"]
+    for room in rooms:
+        created = await asyncio.to_thread(node_a.post_form, "/v1/Rooms", {"UniqueName": room})
+        report.check(f"room {room} created through REST at node a", created.get("sid"), created.get("sid"))
+    pairs = []
+    for i, room in enumerate(rooms):
+        publisher = Participant(node_a.url, f"pub{i + 1}", room, tone=TONES[i], log=context.log,
+                                fallback_urls=[node_b.url])
+        subscriber = Participant(node_a.url, f"sub{i + 1}", room, log=context.log, publish_audio=False,
+                                 publish_video=False, fallback_urls=[node_b.url])
+        pairs.append((publisher, subscriber))
+    participants = [p for pair in pairs for p in pair]
+    context.cleanup.extend(p.close for p in participants)
+    await join_all(report, participants)
+    report.check("every participant joined at node a, no redirect (its rooms live there)",
+                 all(p.redirects == 0 for p in participants),
+                 ", ".join(f"{p.identity}: {p.redirects}" for p in participants if p.redirects))
+    await publish_all(report, [publisher for publisher, _ in pairs])
+    await wait_for_offers(report, [subscriber for _, subscriber in pairs],
+                          {s.identity: {(p.identity, "mic"), (p.identity, "camera")} for p, s in pairs})
+    await wait_for_media_path(report, participants)
+
+    def video_of(publisher, subscriber):
+        return subscriber.sinks_by_publisher().get((publisher.identity, "video"))
+
+    decoding = await wait_until(lambda: all(video_of(p, s) and len(video_of(p, s).numbers()) >= 30
+                                            for p, s in pairs), 20)
+    if not decoding:
+        report.stop("media: decoded frames before the kill",
+                    ", ".join(f"{s.identity}: {len(video_of(p, s).numbers()) if video_of(p, s) else 0}"
+                              for p, s in pairs))
+    before = {s.identity: max(video_of(p, s).numbers()) for p, s in pairs}
+    track_sids = {p.identity: {name: t["sid"] for name, t in p.published.items()} for p, _ in pairs}
+    report.check("each subscriber decodes its publisher's numbered frames", True,
+                 ", ".join(f"{name} up to frame {n}" for name, n in before.items()))
+
+    killed = time.monotonic()
+    node_a.kill()
+    print(f"    node a killed (SIGKILL), pid {node_a.process.pid}", flush=True)
+    node_b_signal = node_b.url.replace("http://", "ws://") + "/v1/signal"
+
+    def back(s):
+        """The first frame after the resume: frames the old connection still
+        decoded after the kill do not count."""
+        return first_frame_above(s.sinks, before[s.identity], s.resumes[0][0]) if s.resumes else None
+
+    await wait_until(lambda: all(p.resumes for p in participants) and all(back(s) for _, s in pairs),
+                     FAILOVER_DEADLINE + 5)
+    for p in participants:
+        if not p.resumes:
+            report.check(f"{p.identity} resumed at node b", False,
+                         "; ".join(f"{name}: {detail}" for name, (ok, detail) in p.stages.items() if not ok)
+                         or "no resume")
+            continue
+        at, joined = p.resumes[0]
+        report.check(f"{p.identity} resumed at node b with the same room and participant SID",
+                     p.signal_url == node_b_signal and joined.get("resumed") is True
+                     and joined["room"]["sid"] == p.room_sid and joined["participant"]["sid"] == p.participant_sid,
+                     f"+{at - killed:.2f} s at {p.signal_url}, room {joined['room']['sid']} "
+                     f"(was {p.room_sid}), participant {joined['participant']['sid']} (was {p.participant_sid})")
+    for publisher, _ in pairs:
+        now = {name: t["sid"] for name, t in publisher.published.items()}
+        report.check(f"{publisher.identity}'s tracks keep their SIDs on node b",
+                     publisher.resumes and now == track_sids[publisher.identity],
+                     f"{now} (were {track_sids[publisher.identity]})")
+    for publisher, subscriber in pairs:
+        frame = back(subscriber)
+        report.check(f"{subscriber.identity} decodes {publisher.identity}'s frames again within "
+                     f"{FAILOVER_DEADLINE:.0f} s of the kill",
+                     frame is not None and frame[0] - killed <= FAILOVER_DEADLINE,
+                     f"frame {frame[1]} (last before the kill {before[subscriber.identity]}) at "
+                     f"+{frame[0] - killed:.2f} s" if frame else
+                     f"nothing above frame {before[subscriber.identity]} in {FAILOVER_DEADLINE + 5:.0f} s")
+
+
 async def scenario_shape(report, context):
     """The htb bottleneck of scripts/shape.sh (no server): 2 Mbit/s into a
     port shaped to 500 kbit/s arrives at 500 kbit/s, then at 1000 kbit/s
@@ -1801,6 +1924,8 @@ SCENARIOS = {
                    scenario_sim_layers),
     "sim-plain": ("a non-simulcast Chromium publisher still decodes at its size, render dimensions or not",
                   scenario_sim_plain),
+    "failover": ("kill -9 of the node hosting two rooms: every aiortc participant resumes at the other node "
+                 "with its SIDs, each subscriber decodes again within 10 s", scenario_failover),
     "bwe-3": ("downlink estimate: Chromium subscribers on 250 kbit/s, 800 kbit/s and unlimited links each get "
               "the layer their link carries", scenario_bwe_3),
     "bwe-cut": ("downlink estimate: a link cut to 250 kbit/s mid-call, then restored: down within 3 s, "
@@ -1819,6 +1944,8 @@ BWE_SCENARIOS = ["bwe-3", "bwe-cut", "bwe-grid"]
 DEFAULT_SCENARIOS = [name for name in SCENARIOS if name not in BWE_SCENARIOS]
 # The tooling checks, run without a vroom-server.
 SERVERLESS_SCENARIOS = {"self", "shape"}
+# Those that start a cluster of servers of their own (and its PostgreSQL).
+CLUSTER_SCENARIOS = {"failover"}
 
 
 class Context:
@@ -1830,6 +1957,7 @@ class Context:
         self.log_dir = log_dir
         self.server = None
         self.cleanup = []
+        self.processes = []  # started by the scenario itself: stopped after the cleanup, last first
 
     def log(self, line):
         if self.verbose or " FAIL " in line:
@@ -1845,7 +1973,7 @@ async def run_scenario(name, args, log_dir):
     timeout = 300 if name in BWE_SCENARIOS else SCENARIO_TIMEOUT
     server_log = os.path.join(log_dir, f"vroom-server-{name}.log")
     try:
-        if name not in SERVERLESS_SCENARIOS:
+        if name not in SERVERLESS_SCENARIOS | CLUSTER_SCENARIOS:
             context.server = VroomServer(context.server_binary, log_path=server_log).start()
             print(f"    vroom-server on {context.server.url}, UDP {context.server.rtc_ports} (log {server_log})")
         await asyncio.wait_for(body(report, context), timeout)
@@ -1866,6 +1994,8 @@ async def run_scenario(name, args, log_dir):
                 pass
         if context.server:
             context.server.stop()
+        for process in reversed(context.processes):
+            process.stop()
     print(f"== {name}: {'PASSED' if report.passed else 'FAILED'}", flush=True)
     return report
 

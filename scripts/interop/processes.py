@@ -1,13 +1,19 @@
-"""The processes an interop test starts: `vroom-server` on free ports and
-`vroom-impair` in front of it. Each is stopped by its own `stop()` (SIGTERM,
-then SIGKILL after 10 s); the test stops everything it started."""
+"""The processes an interop test starts: `vroom-server` on free ports,
+`vroom-impair` in front of it, and a private PostgreSQL for a cluster of
+servers. Each is stopped by its own `stop()` (SIGTERM, then SIGKILL after
+10 s); the test stops everything it started."""
 
+import glob
 import json
 import os
 import re
+import shutil
+import socket
 import subprocess
+import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 
@@ -21,6 +27,14 @@ def find_binary(name, given=None):
         if os.access(path, os.X_OK):
             return path
     raise SystemExit(f"no built {name}: run `swift build --product {name}` or pass its path")
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that was free a moment ago (for a process
+    that must be told its port before it starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def stop_process(process):
@@ -39,11 +53,12 @@ def stop_process(process):
 class VroomServer:
     """`vroom-server --dev --http-port 0 --rtc-port 0` (127.0.0.1 only), its
     HTTP port read from its log ("http: listening on 127.0.0.1:N") and its
-    media ports from /healthz."""
+    media ports from /healthz. A cluster node is given its HTTP port
+    (`http_port`): its `--node-url` must name it before it starts."""
 
-    def __init__(self, binary, extra_args=(), log_path=None):
+    def __init__(self, binary, extra_args=(), log_path=None, http_port=0):
         self.binary = binary
-        self.args = [binary, "--dev", "--http-port", "0", "--rtc-port", "0", "--rtc-workers", "1", *os.environ.get("VROOM_SERVER_EXTRA", "").split(), *extra_args]
+        self.args = [binary, "--dev", "--http-port", str(http_port), "--rtc-port", "0", "--rtc-workers", "1", *os.environ.get("VROOM_SERVER_EXTRA", "").split(), *extra_args]
         self.log_path = log_path
         self.process = None
         self.http_port = None
@@ -93,8 +108,20 @@ class VroomServer:
     def get_json(self, path):
         return json.loads(self.get(path)[1])
 
+    def post_form(self, path, fields):
+        """POST `fields` form-encoded with Basic auth (the REST API's shape); the reply's JSON."""
+        request = urllib.request.Request(self.url + path, data=urllib.parse.urlencode(fields).encode(), method="POST")
+        request.add_header("Authorization", "Basic ZGV2a2V5OmRldnNlY3JldA==")  # devkey:devsecret
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return json.loads(response.read().decode())
+
     def stop(self):
         stop_process(self.process)
+
+    def kill(self):
+        """SIGKILL: the node dies as in a crash, nothing said to anyone."""
+        self.process.kill()
+        self.process.wait()
 
     def retransmission_count(self):
         """The server's count of retransmitted (NACK-repaired) packets, or None
@@ -152,3 +179,61 @@ class ImpairmentRelay:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         return self.final_counters
+
+
+class PostgreSQL:
+    """A private PostgreSQL for a cluster of servers (PROTOCOL.md 8), as
+    scripts/rest-conformance.sh starts one: initdb in a temp folder (as the
+    `postgres` user when root: PostgreSQL refuses to run as root), a free
+    port on 127.0.0.1 only, its socket in that folder, fsync off, and one
+    fresh database. `url` is what `vroom-server --db` takes. Its log is
+    copied to `log_path` at `stop()` (the `postgres` user may not write
+    the test's log folder)."""
+
+    def __init__(self, log_path=None):
+        self.log_path = log_path
+        self.bin = None
+        self.dir = None
+        self.port = None
+
+    def _run(self, *args, as_owner=True):
+        name = os.path.basename(args[0])
+        if as_owner and os.geteuid() == 0:
+            args = ("runuser", "-u", "postgres", "--") + args
+        result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{name} failed:\n{result.stdout[-2000:]}")
+
+    def start(self):
+        versions = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: [int(x) for x in re.findall(r"\d+", p)])
+        if not versions:
+            raise RuntimeError("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin): run scripts/bootstrap.sh")
+        self.bin = versions[-1]
+        self.dir = tempfile.mkdtemp(prefix="vroom-pg-")
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres", "postgres")
+        self.port = free_port()
+        data = os.path.join(self.dir, "data")
+        self._run(f"{self.bin}/initdb", "-D", data, "-U", "vroom", "--auth=trust", "--no-sync", "-E", "UTF8",
+                  "--locale=C")
+        self._run(f"{self.bin}/pg_ctl", "-D", data, "-l", os.path.join(self.dir, "postgres.log"), "-w", "-t", "60", "-o",
+                  f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+        self._run(f"{self.bin}/createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "vroom", "vroom",
+                  as_owner=False)
+        return self
+
+    @property
+    def url(self):
+        return f"postgres://vroom@127.0.0.1:{self.port}/vroom?sslmode=disable"
+
+    def stop(self):
+        if self.dir is None:
+            return
+        try:
+            self._run(f"{self.bin}/pg_ctl", "-D", os.path.join(self.dir, "data"), "-m", "fast", "-w", "stop")
+        except RuntimeError:
+            pass
+        if self.log_path and os.path.exists(os.path.join(self.dir, "postgres.log")):
+            shutil.copy(os.path.join(self.dir, "postgres.log"), self.log_path)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir = None

@@ -3,8 +3,8 @@
 # vroom-server on loopback:
 #
 #   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: self shape a a2 a3 b c d nq-loss nq-rtt speaker
-#                                                          (default), sim sim-switchoff sim-layers sim-plain
-#                                                          (by name, or all four as `simulcast`),
+#                                                          failover (default), sim sim-switchoff sim-layers
+#                                                          sim-plain (by name, or all four as `simulcast`),
 #                                                          bwe-3 bwe-cut bwe-grid (by name, or as `bwe`)
 #
 # Sets up the venv (scripts/interop/setup.sh), builds vroom-server and

@@ -15,8 +15,13 @@ token, at most MAX_REDIRECTS times (one more raises ProtocolError, 53000).
 A `reconnect` moves the session: both PeerConnections are closed, the
 participant resumes at the URL with its sessionToken, publishes the same
 tracks on a new publisher connection (the video's frame numbers go on) and
-answers the new node's offer on a new subscriber connection. A socket that
-merely drops is not resumed.
+answers the new node's offer on a new subscriber connection.
+A socket that drops without `leave` (closed, or its node died) is resumed
+the same way when the participant has `fallback_urls` (like the SDK's
+`ConnectOptions.fallbackURLs`): at each fallback in turn, then at the node
+it was on, with a short backoff, until the reconnect window of `joined`
+closes (PROTOCOL.md 3.6 and 8: a dead node's sessions resume at any node).
+Without fallbacks a dropped socket is left dropped.
 """
 
 import asyncio
@@ -45,6 +50,10 @@ aioice.ice.get_host_addresses = loopback_only
 
 PING_INTERVAL = 5.0
 MAX_REDIRECTS = 3  # PROTOCOL.md 8: clients follow at most 3 redirects
+# A resume whose socket is not open after this long tries the next URL: a
+# dead host that answers no SYN would hold it for websockets' 10 s, a third
+# of the reconnect window (the SDK's socketOpenTimeout).
+RESUME_OPEN_TIMEOUT = 5.0
 
 
 def _b64(data):
@@ -123,7 +132,7 @@ class Participant:
 
     def __init__(self, http_url, identity, room, tone=440.0, relay_port=None, log=print,
                  video_size=(320, 240), publish_audio=True, publish_video=True, token=None, amplitude=10000,
-                 read_numbers=True, video_priority=None, video_noise=False):
+                 read_numbers=True, video_priority=None, video_noise=False, fallback_urls=()):
         self.http_url = http_url.rstrip("/")
         self.identity = identity
         self.room = room
@@ -138,11 +147,18 @@ class Participant:
         self.read_numbers = read_numbers  # False: the video received carries no frame numbers
         self.video_noise = video_noise  # noisy frames: the encoder spends its whole target bitrate
         self.video_priority = video_priority  # the camera's `priority` in `tracks` (PROTOCOL.md 7); None: not sent
+        self.fallback_urls = [u.rstrip("/") for u in fallback_urls]  # base URLs a dropped socket resumes at
         self.ws = None
         self.signal_url = None  # the signaling URL of the current socket (no token)
+        self.home_url = None  # the signaling URL of the latest `joined`
         self.session_token = None  # from the latest joined: what a move resumes with
+        self.reconnect_window = 30.0  # joined's reconnectWindowSeconds
+        self.room_sid = None
         self.redirects = 0  # redirects followed by the latest join
         self.moves = 0  # `reconnect`s followed
+        self.resumes = []  # (monotonic time, joined) of each resume after a drop
+        self._joined_ws = None  # the socket `joined` came on: only its drop is resumed
+        self._leaving = False
         self._join_options = {}
         self._socket_tasks = []  # the current socket's reader and pinger
         self.messages = []  # (monotonic time, message) in arrival order
@@ -223,13 +239,21 @@ class Participant:
                     self.offers.append((time.monotonic(), message))
                     self._offer_queue.put_nowait((ws, message))
                 elif kind == "reconnect":
-                    # Its own task: the move closes this socket and cancels this reader.
-                    self._tasks.append(asyncio.ensure_future(self._move(message["url"])))
+                    # The socket is handed over, its close is no drop. Its own
+                    # task: the move closes this socket and cancels this reader.
+                    self._joined_ws = None
+                    self._tasks.append(asyncio.ensure_future(self._move([message["url"]], "reconnect")))
+                elif kind == "disconnected" and message.get("code") != 53002:
+                    self._joined_ws = None  # the server ended the session; 53002 (silence) is a drop (3.6)
                 self._changed.set()
         except websockets.ConnectionClosed:
             pass
         finally:
             self._changed.set()
+        # Not cancelled: the socket closed under this participant.
+        if ws is self.ws and ws is self._joined_ws and self.fallback_urls and not self._leaving:
+            self.log(f"  [{self.identity}] the signaling socket dropped: resuming")
+            self._tasks.append(asyncio.ensure_future(self._move(self._drop_resume_urls(), "drop")))
 
     async def _ping(self, ws):
         while True:
@@ -244,10 +268,18 @@ class Participant:
     def _first_signal_url(self):
         return self.http_url.replace("https://", "wss://").replace("http://", "ws://") + "/v1/signal"
 
-    async def _open(self, url):
+    def _drop_resume_urls(self):
+        """Where a dropped session resumes, in turn: the fallbacks, then the
+        node it was on (a drop does not say the node is gone; a live owner
+        redirects a resume at another node back to itself)."""
+        urls = [u.replace("https://", "wss://").replace("http://", "ws://") + "/v1/signal" for u in self.fallback_urls]
+        return list(dict.fromkeys(urls + [self.home_url]))
+
+    async def _open(self, url, open_timeout=10.0):
         self.signal_url = url
         separator = "&" if "?" in url else "?"
-        ws = await websockets.connect(url + separator + "access_token=" + self.token, max_size=None)
+        ws = await websockets.connect(url + separator + "access_token=" + self.token, max_size=None,
+                                      open_timeout=open_timeout)
         self.ws = ws
         self._socket_tasks = [asyncio.ensure_future(self._read(ws)), asyncio.ensure_future(self._ping(ws))]
 
@@ -267,7 +299,7 @@ class Participant:
         following the server's redirects; returns `joined`."""
         self.redirects = 0
         while True:
-            await self._open(url)
+            await self._open(url, RESUME_OPEN_TIMEOUT if resume else 10.0)
             message = {"type": "join", "room": self.room, "name": f"{self.identity} (aiortc)",
                        "id": str(next(self._ids))}
             message.update({k: v for k, v in self._join_options.items() if v is not None})
@@ -279,6 +311,9 @@ class Participant:
                 lambda m: m.get("id") == message["id"] or m.get("type") == "redirect", start=start)
             if reply["type"] == "joined":
                 self.session_token = reply.get("sessionToken")
+                self.reconnect_window = float(reply.get("reconnectWindowSeconds", self.reconnect_window))
+                self.home_url = url
+                self._joined_ws = self.ws
                 return reply
             if reply["type"] != "redirect":
                 raise ProtocolError(f"join -> {json.dumps(reply)[:300]}")
@@ -299,19 +334,27 @@ class Participant:
             self.stage("joined", False, str(error))
             raise
         self.participant_sid = joined["participant"]["sid"]
+        self.room_sid = joined["room"]["sid"]
         self.identities[self.participant_sid] = self.identity
         for p in joined.get("participants", []):
             self.identities[p["sid"]] = p["identity"]
         where = f" at {self.signal_url}" if self.redirects else ""
         return self.stage("joined", True, self.participant_sid + where)
 
-    async def _move(self, url):
-        """`reconnect` (PROTOCOL.md 8): the room moves to another node, which
-        makes new PeerConnections; so does this participant. Resumes at `url`
-        with the session token, then publishes the same tracks again (the
-        subscriber connection is made on the new node's first offer)."""
-        self.moves += 1
-        self.log(f"  [{self.identity}] reconnect: the room moves to {url}")
+    async def _move(self, urls, cause):
+        """The session goes on at another node, which makes new
+        PeerConnections; so does this participant. `cause` "reconnect"
+        (PROTOCOL.md 8: the room moves to `urls[0]`) or "drop" (the socket
+        closed under it; 3.6). Resumes with the session token at `urls` in
+        turn, the first attempt at once, then after 0.25, 0.5, 1, 2, 2... s
+        until the reconnect window closes; then publishes the same tracks
+        again (the subscriber connection is made on the new node's first
+        offer)."""
+        started = time.monotonic()
+        deadline = started + self.reconnect_window
+        if cause == "reconnect":
+            self.moves += 1
+            self.log(f"  [{self.identity}] reconnect: the room moves to {urls[0]}")
         published = [name for name, t in self.pub_transceivers.items() if t.direction in ("sendonly", "sendrecv")]
         had_publisher = self.pc_pub is not None
         await self._close_socket()
@@ -323,11 +366,25 @@ class Participant:
             sink.stop()
         self.previous_sinks += self.sinks
         self.sinks = []
-        try:
-            await self._join_at(url, resume=self.session_token)
-        except (ProtocolError, asyncio.TimeoutError, OSError, websockets.WebSocketException) as error:
-            return self.stage("resumed after reconnect", False, f"{type(error).__name__}: {error}")
-        self.stage("resumed after reconnect", True, f"move {self.moves}, at {url}")
+        stage = f"resumed after {cause}"
+        for attempt in itertools.count():
+            url = urls[attempt % len(urls)]
+            try:
+                joined = await self._join_at(url, resume=self.session_token)
+                break
+            except (ProtocolError, asyncio.TimeoutError, OSError, websockets.WebSocketException) as error:
+                await self._close_socket()
+                failure = f"{type(error).__name__}: {error}"
+                backoff = min(2.0, 0.25 * 2 ** attempt)
+                if time.monotonic() + backoff >= deadline:
+                    return self.stage(stage, False, f"{attempt + 1} attempt(s) in the {self.reconnect_window:.0f} s "
+                                                    f"window; the last at {url}: {failure}")
+                self.log(f"  [{self.identity}] resume at {url} failed ({failure}); next in {backoff} s")
+                await asyncio.sleep(backoff)
+        if cause == "drop":
+            self.resumes.append((time.monotonic(), joined))
+        self.stage(stage, True, f"at {self.signal_url}, {time.monotonic() - started:.2f} s after, "
+                                f"attempt {attempt + 1}" + (f", move {self.moves}" if cause == "reconnect" else ""))
         if had_publisher:
             await self._publish_again(published)
 
@@ -478,6 +535,7 @@ class Participant:
     # -- the end ------------------------------------------------------------
 
     async def close(self):
+        self._leaving = True
         for task in self._tasks + self._socket_tasks:
             task.cancel()
         for sink in self.sinks:
