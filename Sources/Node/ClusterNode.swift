@@ -25,6 +25,8 @@ public final class ClusterNode: RoomPlacement {
     private let load: @Sendable () async -> (participants: Int, rooms: Int)
     /// Whether this node's room host has the room in progress.
     private let hosts: @Sendable (RoomSID) async -> Bool
+    /// Takes a room over into this node's room host.
+    private let adopt: @Sendable (RoomSnapshot) async -> Void
     /// A dead node's rooms end `failed` once it has been silent this long.
     private let failRoomsAfterSeconds: Int
     private let draining = Atomic<Bool>(false)
@@ -52,10 +54,13 @@ public final class ClusterNode: RoomPlacement {
     ///     long after the node is dead.
     ///   - load: the node's current participants and rooms in progress.
     ///   - hosts: whether the node's room host has a room in progress.
+    ///   - adopt: takes a room over into the node's room host (see
+    ///     ``adoptPlacedRooms()``).
     public init(
         url: String, database: PostgresDatabase, history: any HistoryStore, reconnectWindowSeconds: Double,
         logger: Logger, load: @escaping @Sendable () async -> (participants: Int, rooms: Int),
-        hosts: @escaping @Sendable (RoomSID) async -> Bool = { _ in false }
+        hosts: @escaping @Sendable (RoomSID) async -> Bool = { _ in false },
+        adopt: @escaping @Sendable (RoomSnapshot) async -> Void = { _ in }
     ) {
         failRoomsAfterSeconds = PostgresNodeTable.deadAfterSeconds + Int(reconnectWindowSeconds.rounded(.up))
         id = "NO" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
@@ -65,6 +70,7 @@ public final class ClusterNode: RoomPlacement {
         self.logger = logger
         self.load = load
         self.hosts = hosts
+        self.adopt = adopt
         let nodes = nodes, id = id
         // 10k: far more rooms than a node starts or ends while its database is away.
         placementWrites = OrderedWriteQueue(
@@ -109,6 +115,7 @@ public final class ClusterNode: RoomPlacement {
         while !Task.isCancelled {
             do {
                 try await heartbeat()
+                try await adoptPlacedRooms()
                 let ended = try await nodes.failRoomsOfDeadNodes(graceSeconds: failRoomsAfterSeconds)
                 if !ended.isEmpty {
                     logger.notice("cluster: \(ended.count) room(s) of dead nodes ended failed: \(ended.joined(separator: ", "))")
@@ -124,6 +131,20 @@ public final class ClusterNode: RoomPlacement {
     }
 
     // MARK: - Placement
+
+    /// Rooms placed on this node that it does not host while the database
+    /// has them in progress (a drain moved them here, or a dead node's room
+    /// was placed here by a join or resume that then went elsewhere) are
+    /// adopted now, at the heartbeat: their participants' reconnect windows
+    /// and the empty-room timer then run here, so a room nobody comes back
+    /// to ends instead of staying in progress in the database.
+    public func adoptPlacedRooms() async throws {
+        for placement in try await nodes.placements(on: id) {
+            // A room hosted here is the common case: no query for it.
+            if let sid = placement.roomSID, await hosts(RoomSID(unchecked: sid)) { continue }
+            if let snapshot = await takeOver(room: placement.uniqueName) { await adopt(snapshot) }
+        }
+    }
 
     public func locate(room: String) async -> RoomLocation {
         var uniqueName = room

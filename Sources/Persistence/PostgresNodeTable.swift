@@ -166,6 +166,17 @@ public struct PostgresNodeTable: Sendable {
         }
     }
 
+    /// The rooms placed on `nodeID`: unique name, and the SID once the
+    /// owner created the room.
+    public func placements(on nodeID: String) async throws -> [(uniqueName: String, roomSID: String?)] {
+        let rows = try await database.client.query(
+            "SELECT unique_name, room_sid FROM room_placement WHERE node_id = \(nodeID) ORDER BY placed_at",
+            logger: database.logger)
+        var placements: [(uniqueName: String, roomSID: String?)] = []
+        for try await (name, sid) in rows.decode((String, String?).self) { placements.append((name, sid)) }
+        return placements
+    }
+
     /// Records the SID of the room a placement became (its owner created it).
     public func roomCreated(uniqueName: String, roomSID: String, nodeID: String) async throws {
         try await database.client.query(

@@ -150,6 +150,15 @@ struct Serve: AsyncParsableCommand {
             } hosts: { room in
                 guard let host = hostBox.value else { return false }
                 return await host.read { $0.roomRecord(room)?.status == .inProgress }
+            } adopt: { snapshot in
+                do throws(RoomError) {
+                    try await hostBox.value?.perform { (service: inout RoomService, now) throws(RoomError) in
+                        try service.adopt(snapshot, now: now)
+                    }
+                    logger.notice("cluster: took over room \(snapshot.room.uniqueName) (\(snapshot.room.sid.rawValue)) placed here")
+                } catch {
+                    logger.warning("cluster: cannot take over room \(snapshot.room.uniqueName): \(error)")
+                }
             }
         }
         // Callbacks: in memory on one node; in the database in a cluster,

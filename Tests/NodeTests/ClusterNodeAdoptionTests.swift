@@ -1,0 +1,50 @@
+import Foundation
+import Logging
+import Node
+import Persistence
+import Rooms
+import Synchronization
+import Testing
+import VroomTesting
+
+/// A room placed on a node that does not host it (a drain moved it there,
+/// or a dead node's room was placed there) is adopted at the node's
+/// heartbeat, so its windows and timers run and a room nobody comes back to
+/// ends (issue 14; a review finding: it stayed in progress for ever).
+@Suite struct ClusterNodeAdoptionTests {
+    @Test func aRoomPlacedHereIsAdoptedAtTheHeartbeatAndAHostedOneIsNot() async throws {
+        let database = try await PostgresDatabase.connect(
+            url: try PostgresServer.shared().createDatabase(), logger: Logger(label: "test"))
+        let history = PostgresHistoryStore(database: database)
+        // The old node's room, as the database has it.
+        var old = RoomService(generator: SystemRandomNumberGenerator())
+        let alice = try old.join(roomName: "moved", identity: "alice", now: Date())
+        #expect(history.record(alice.events))
+        try await history.caughtUp()
+
+        let adopted = Mutex<[RoomSnapshot]>([])
+        let hosted = Mutex<Set<RoomSID>>([])
+        let node = ClusterNode(
+            url: "http://127.0.0.1:9", database: database, history: history, reconnectWindowSeconds: 30,
+            logger: Logger(label: "test"), load: { (0, 0) },
+            hosts: { room in hosted.withLock { $0.contains(room) } },
+            adopt: { snapshot in adopted.withLock { $0.append(snapshot) } })
+        try await node.heartbeat()
+        try await node.adoptPlacedRooms()
+        #expect(adopted.withLock { $0.isEmpty }, "nothing placed here yet")
+
+        // Placed here, as a drain's move does.
+        #expect(try await node.nodes.claim(uniqueName: "moved", nodeID: node.id)?.id == node.id)
+        try await node.adoptPlacedRooms()
+        let snapshot = try #require(adopted.withLock { $0.first })
+        #expect(snapshot.room.sid == alice.value.room.sid)
+        #expect(snapshot.participants.map(\.record.sid) == [alice.value.participant.sid])
+
+        // Once hosted here, it is left alone.
+        hosted.withLock { _ = $0.insert(alice.value.room.sid) }
+        adopted.withLock { $0.removeAll() }
+        try await node.adoptPlacedRooms()
+        #expect(adopted.withLock { $0.isEmpty })
+        await history.close()
+    }
+}
