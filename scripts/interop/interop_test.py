@@ -76,6 +76,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import sys
 import tempfile
@@ -2042,5 +2043,21 @@ async def main():
     return 0 if passed == len(reports) else 1
 
 
+def kill_leftovers():
+    """SIGKILLs every process still below this one: a Chromium (or server)
+    a failed scenario did not close would otherwise outlive the test,
+    reparented to init (seen: a dozen browsers left over from bwe runs)."""
+    from chromium import descendants  # imported here, as the scenarios import chromium
+    for pid in descendants(os.getpid()):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    try:
+        status = asyncio.run(main())
+    finally:
+        kill_leftovers()
+    sys.exit(status)
