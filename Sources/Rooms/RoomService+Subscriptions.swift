@@ -9,7 +9,7 @@ extension RoomService {
         participant.rulesDateUpdated = now
         participant.dateUpdated = now
         participants[sid] = participant
-        var events: [RoomEvent] = [.session(participant.session)]
+        var events: [RoomEvent] = [.participantRecord(participant.record), .session(participant.session)]
         refreshSubscriptions(in: participant.roomSID, events: &events)
         return events
     }

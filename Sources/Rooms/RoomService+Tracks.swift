@@ -67,7 +67,8 @@ extension RoomService {
         participant.dateUpdated = now
         participants[sid] = participant
 
-        var events: [RoomEvent] = []
+        // Its date_updated moved: the history (other nodes' REST) follows.
+        var events: [RoomEvent] = [.participantRecord(participant.record)]
         let others = connectedParticipants(in: roomSID, except: sid)
         for publication in removed {
             for other in others { events.append(.notice(to: other, .trackUnpublished(participant: sid, track: publication.sid))) }
@@ -95,7 +96,7 @@ extension RoomService {
         let publication = participant.publications.remove(at: index)
         participant.dateUpdated = now
         participants[sid] = participant
-        var events: [RoomEvent] = []
+        var events: [RoomEvent] = [.participantRecord(participant.record)]
         for other in connectedParticipants(in: participant.roomSID, except: sid) {
             events.append(.notice(to: other, .trackUnpublished(participant: sid, track: trackSID)))
         }
@@ -147,7 +148,7 @@ extension RoomService {
         }
         participant.dateUpdated = now
         participants[sid] = participant
-        var events: [RoomEvent] = []
+        var events: [RoomEvent] = [.participantRecord(participant.record)]
         for (publication, wasEnabled) in zip(participant.publications, before) {
             let isEnabled = participant.isEffectivelyEnabled(publication)
             if isEnabled != wasEnabled {

@@ -219,7 +219,10 @@ public struct RoomService: Sendable {
             for other in connectedParticipants(in: participant.roomSID, except: sid) {
                 events.append(.notice(to: other, .participantReconnected(sid)))
             }
-            events.append(.participantRecord(participant.record))
+        }
+        // Connected again, or its date_updated moved (a live session replaced).
+        events.append(.participantRecord(participant.record))
+        if wasReconnecting {
             if let subscribedAtDrop, subscribedAtDrop != participant.subscribed {
                 events.append(.notice(to: sid, .subscriptionsChanged))
             }
