@@ -50,10 +50,7 @@ public final class CallbackReceiver: @unchecked Sendable {
     ///   connections) until ``startListening()``.
     public init(listening: Bool = true) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        var address = sockaddr_in.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Packets
 import Testing
+import VroomTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -196,7 +197,7 @@ final class TURNSocket {
         var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         if shouldBind {
-            var address = Self.loopback(port: port)
+            var address = sockaddr_in.loopback(port: port)
             let status = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
@@ -205,14 +206,6 @@ final class TURNSocket {
     }
 
     deinit { close(fd) }
-
-    static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
-    }
 
     var localPort: UInt16 {
         var address = sockaddr_in()
@@ -225,7 +218,7 @@ final class TURNSocket {
 
     /// Sends `request` and returns the first datagram that comes back.
     func exchange(_ request: [UInt8]) throws -> [UInt8] {
-        var address = Self.loopback(port: port)
+        var address = sockaddr_in.loopback(port: port)
         let sent = request.withUnsafeBytes { bytes in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

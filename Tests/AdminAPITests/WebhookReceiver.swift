@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import VroomTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -133,10 +134,7 @@ final class DeadPort: Sendable {
     init(listening: Bool) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        var address = sockaddr_in.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in

@@ -296,7 +296,7 @@ private final class TestUDPSocket {
 
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = Self.loopback(port: 0)
+        var address = sockaddr_in.loopback(port: 0)
         let result = withUnsafePointer(to: &address) {
             // The IPv4 layout of sockaddr.
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -315,16 +315,8 @@ private final class TestUDPSocket {
 
     deinit { close(fd) }
 
-    static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
-    }
-
     func send(_ bytes: [UInt8], to port: UInt16) throws {
-        var destination = Self.loopback(port: port)
+        var destination = sockaddr_in.loopback(port: port)
         let sent = withUnsafePointer(to: &destination) {
             // The IPv4 layout of sockaddr.
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
