@@ -27,6 +27,9 @@ public final class ClusterNode: RoomPlacement {
     private let hosts: @Sendable (RoomSID) async -> Bool
     /// Takes a room over into this node's room host.
     private let adopt: @Sendable (RoomSnapshot) async -> Void
+    /// Takes a dead node's room over into this node's room host only to
+    /// end it `failed` there (`RoomService.fail(room:now:)`).
+    private let fail: @Sendable (RoomSnapshot) async -> Void
     /// A dead node's rooms end `failed` once it has been silent this long.
     private let failRoomsAfterSeconds: Int
     private let draining = Atomic<Bool>(false)
@@ -56,11 +59,13 @@ public final class ClusterNode: RoomPlacement {
     ///   - hosts: whether the node's room host has a room in progress.
     ///   - adopt: takes a room over into the node's room host (see
     ///     ``adoptPlacedRooms()``).
+    ///   - fail: takes a dead node's room over and ends it `failed`.
     public init(
         url: String, database: PostgresDatabase, history: any HistoryStore, reconnectWindowSeconds: Double,
         logger: Logger, load: @escaping @Sendable () async -> (participants: Int, rooms: Int),
         hosts: @escaping @Sendable (RoomSID) async -> Bool = { _ in false },
-        adopt: @escaping @Sendable (RoomSnapshot) async -> Void = { _ in }
+        adopt: @escaping @Sendable (RoomSnapshot) async -> Void = { _ in },
+        fail: @escaping @Sendable (RoomSnapshot) async -> Void = { _ in }
     ) {
         failRoomsAfterSeconds = PostgresNodeTable.deadAfterSeconds + Int(reconnectWindowSeconds.rounded(.up))
         id = "NO" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
@@ -71,6 +76,7 @@ public final class ClusterNode: RoomPlacement {
         self.load = load
         self.hosts = hosts
         self.adopt = adopt
+        self.fail = fail
         let nodes = nodes, id = id
         // 10k: far more rooms than a node starts or ends while its database is away.
         placementWrites = OrderedWriteQueue(
@@ -116,10 +122,7 @@ public final class ClusterNode: RoomPlacement {
             do {
                 try await heartbeat()
                 try await adoptPlacedRooms()
-                let ended = try await nodes.failRoomsOfDeadNodes(graceSeconds: failRoomsAfterSeconds)
-                if !ended.isEmpty {
-                    logger.notice("cluster: \(ended.count) room(s) of dead nodes ended failed: \(ended.joined(separator: ", "))")
-                }
+                try await failRoomsOfDeadNodes()
                 if failing { logger.notice("cluster: heartbeats reach the database again") }
                 failing = false
             } catch {
@@ -127,6 +130,33 @@ public final class ClusterNode: RoomPlacement {
                 failing = true
             }
             try? await Task.sleep(for: Self.heartbeatInterval)
+        }
+    }
+
+    /// Ends the rooms of nodes dead past the reconnect window `failed`:
+    /// takes their placements, then each room through this node's room
+    /// service (`fail`), so the room's callbacks (`participant-disconnected`,
+    /// `track-removed`, `room-ended`) and records are those its node would
+    /// have sent, and its sessions and message subscriptions go. A room
+    /// whose snapshot cannot be read stays placed here: the next heartbeat
+    /// adopts it, and it ends `failed` when its participants' windows end.
+    func failRoomsOfDeadNodes() async throws {
+        let taken = try await nodes.takeRoomsOfDeadNodes(graceSeconds: failRoomsAfterSeconds, for: id)
+        guard !taken.isEmpty, let history = history as? PostgresHistoryStore else { return }
+        var ended: [String] = []
+        for placement in taken {
+            let sid = placement.roomSID.map(RoomSID.init(unchecked:))
+            if let sid, await hosts(sid) { continue }
+            guard let sid, let snapshot = try await history.snapshot(room: sid) else {
+                // Placed, but its room never started or already ended.
+                enqueuePlacement(.ended(uniqueName: placement.uniqueName))
+                continue
+            }
+            await fail(snapshot)
+            ended.append(placement.uniqueName)
+        }
+        if !ended.isEmpty {
+            logger.notice("cluster: \(ended.count) room(s) of dead nodes ended failed: \(ended.joined(separator: ", "))")
         }
     }
 

@@ -194,52 +194,30 @@ public struct PostgresNodeTable: Sendable {
             logger: database.logger)
     }
 
-    /// Ends the rooms of nodes silent for `graceSeconds` (dead, and the
-    /// reconnect window passed without anyone moving the room): each room
-    /// in progress becomes `failed`, its connected and reconnecting
-    /// participants `disconnected` (the reconnect window expired) and
-    /// their publications are deleted, all at the database's `now()`; the
-    /// placements go. Any node may run it, and two at once end each room once
-    /// (placements are taken with SKIP LOCKED). Returns the room SIDs ended.
-    public func failRoomsOfDeadNodes(graceSeconds: Int) async throws -> [String] {
-        try await database.client.withTransaction(logger: database.logger) { connection in
-            let takenRows = try await connection.query(
-                """
-                DELETE FROM room_placement WHERE unique_name IN (
-                    SELECT p.unique_name FROM room_placement p LEFT JOIN node n ON n.id = p.node_id
-                    WHERE (n.id IS NULL OR n.heartbeat_at < now() - make_interval(secs => \(graceSeconds)))
-                        AND (\(!graceAfterDatabaseStart) OR pg_postmaster_start_time() < now() - make_interval(secs => \(graceSeconds)))
-                    FOR UPDATE OF p SKIP LOCKED)
-                RETURNING room_sid
-                """, logger: database.logger)
-            var taken: [String] = []
-            for try await sid in takenRows.decode(String?.self) { if let sid { taken.append(sid) } }
-            guard !taken.isEmpty else { return [] }
-            let endedRows = try await connection.query(
-                """
-                UPDATE room SET status = 'failed', end_time = extract(epoch FROM now())::bigint,
-                    date_updated = extract(epoch FROM now())::bigint,
-                    duration = GREATEST(0, extract(epoch FROM now())::bigint - date_created)
-                WHERE sid = ANY(\(taken)) AND status = 'in-progress'
-                RETURNING sid
-                """, logger: database.logger)
-            var ended: [String] = []
-            for try await sid in endedRows.decode(String.self) { ended.append(sid) }
-            try await connection.query(
-                """
-                DELETE FROM published_track WHERE room_sid = ANY(\(ended)) AND participant_sid IN (
-                    SELECT sid FROM participant WHERE room_sid = ANY(\(ended))
-                        AND status IN ('connected', 'reconnecting'))
-                """, logger: database.logger)
-            try await connection.query(
-                """
-                UPDATE participant SET status = 'disconnected', end_reason = \(ParticipantEndReason.reconnectWindowExpired.rawValue),
-                    end_time = extract(epoch FROM now())::bigint, date_updated = extract(epoch FROM now())::bigint,
-                    duration = GREATEST(0, extract(epoch FROM now())::bigint - start_time)
-                WHERE room_sid = ANY(\(ended)) AND status IN ('connected', 'reconnecting')
-                """, logger: database.logger)
-            return ended
-        }
+    /// Takes the placements of nodes silent for `graceSeconds` (dead, and
+    /// the reconnect window passed without anyone moving the room) for
+    /// `nodeID`, which then ends those rooms `failed` through its room
+    /// service, so they get the callbacks and records their own node would
+    /// have written (`ClusterNode`). A placement stays taken until that
+    /// node ends the room: if it dies meanwhile, the next node takes it.
+    /// Any node may run it, and two at once take each placement once
+    /// (`SKIP LOCKED`). Returns the placements taken.
+    public func takeRoomsOfDeadNodes(graceSeconds: Int, for nodeID: String) async throws
+        -> [(uniqueName: String, roomSID: String?)]
+    {
+        let rows = try await database.client.query(
+            """
+            UPDATE room_placement SET node_id = \(nodeID), placed_at = now() WHERE unique_name IN (
+                SELECT p.unique_name FROM room_placement p LEFT JOIN node n ON n.id = p.node_id
+                WHERE p.node_id != \(nodeID)
+                    AND (n.id IS NULL OR n.heartbeat_at < now() - make_interval(secs => \(graceSeconds)))
+                    AND (\(!graceAfterDatabaseStart) OR pg_postmaster_start_time() < now() - make_interval(secs => \(graceSeconds)))
+                FOR UPDATE OF p SKIP LOCKED)
+            RETURNING unique_name, room_sid
+            """, logger: database.logger)
+        var taken: [(uniqueName: String, roomSID: String?)] = []
+        for try await (name, sid) in rows.decode((String, String?).self) { taken.append((name, sid)) }
+        return taken
     }
 
     /// SQL: the node (columns prefixed by `alias`) is live. Heard from

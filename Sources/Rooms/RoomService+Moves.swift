@@ -27,6 +27,9 @@ extension RoomService {
     /// token checked against the database by the caller), or its window
     /// ends it. Media starts again as each one renegotiates.
     ///
+    /// When nobody resumes before every window ends, the room ends
+    /// `failed`, as the dead node's room it is.
+    ///
     /// No effect (no events) when the room is already here. 53106 for a
     /// room that is not in progress, or whose name is taken here by
     /// another room in progress.
@@ -71,12 +74,24 @@ extension RoomService {
             room.current.append(sid)
             events.append(.participantRecord(participant.record))
         }
-        if room.current.isEmpty { room.emptySince = now }
+        if room.current.isEmpty { room.emptySince = now } else { room.awaitingResume = true }
         rooms[record.sid] = room
         roomOrder.append(record.sid)
         inProgressByName[record.uniqueName] = record.sid
         events.append(.roomRecord(room.record))
         refreshSubscriptions(in: record.sid, events: &events)
+        return events
+    }
+
+    /// Ends a room of a dead node that nobody resumed within the reconnect
+    /// window (PROTOCOL.md section 8), taken over (`adopt`) only for this:
+    /// its participants end as their windows would have
+    /// (`participant-disconnected`, their tracks `track-removed`), then the
+    /// room ends `failed` (`room-ended`), with the records and callbacks
+    /// its own node would have written.
+    public mutating func fail(room sid: RoomSID, now: Date) -> [RoomEvent] {
+        var events: [RoomEvent] = []
+        endRoom(sid, status: .failed, participantsEnd: .reconnectWindowExpired, at: now, events: &events)
         return events
     }
 }

@@ -130,6 +130,7 @@ public struct RoomService: Sendable {
         currentParticipantCount += 1
         rooms[roomSID]!.current.append(sid)
         rooms[roomSID]!.everJoined = true
+        rooms[roomSID]!.awaitingResume = false
         rooms[roomSID]!.emptySince = nil
         if rooms[roomSID]!.dateUpdated != now {
             rooms[roomSID]!.dateUpdated = now
@@ -211,6 +212,7 @@ public struct RoomService: Sendable {
         participant.status = .connected
         participant.reconnectDeadline = nil
         participant.dateUpdated = now
+        rooms[participant.roomSID]!.awaitingResume = false
         let subscribedAtDrop = participant.subscribedAtDrop
         participant.subscribedAtDrop = nil
         participants[sid] = participant
@@ -304,7 +306,12 @@ public struct RoomService: Sendable {
             }
             guard let due else { return events }
             if let sid = due.participant {
+                let roomSID = participants[sid]?.roomSID
                 endParticipant(sid, reason: .reconnectWindowExpired, at: due.date, events: &events)
+                // A taken-over room that nobody came back to fails, as its node did.
+                if let roomSID, let room = rooms[roomSID], room.awaitingResume, room.current.isEmpty {
+                    endRoom(roomSID, status: .failed, participantsEnd: .reconnectWindowExpired, at: due.date, events: &events)
+                }
             } else if let roomSID = due.room {
                 completeRoom(roomSID, at: due.date, events: &events)
             }
@@ -439,11 +446,21 @@ public struct RoomService: Sendable {
     /// (REST reads it from the history). Returns its last record.
     @discardableResult
     mutating func completeRoom(_ roomSID: RoomSID, at date: Date, events: inout [RoomEvent]) -> RoomRecord? {
+        endRoom(roomSID, status: .completed, participantsEnd: .roomCompleted, at: date, events: &events)
+    }
+
+    /// Ends an in-progress room with `status`, its current participants
+    /// first for `participantsEnd`.
+    @discardableResult
+    mutating func endRoom(
+        _ roomSID: RoomSID, status: RoomStatus, participantsEnd reason: ParticipantEndReason, at date: Date,
+        events: inout [RoomEvent]
+    ) -> RoomRecord? {
         guard let room = rooms[roomSID], room.status == .inProgress else { return nil }
         for sid in room.current {
-            endParticipant(sid, reason: .roomCompleted, at: date, events: &events, roomEnding: true)
+            endParticipant(sid, reason: reason, at: date, events: &events, roomEnding: true)
         }
-        rooms[roomSID]!.status = .completed
+        rooms[roomSID]!.status = status
         rooms[roomSID]!.endTime = date
         rooms[roomSID]!.dateUpdated = date
         rooms[roomSID]!.emptySince = nil

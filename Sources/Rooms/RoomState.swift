@@ -116,6 +116,10 @@ struct RoomState: Sendable {
     /// When the room last became empty after someone had joined.
     var emptySince: Date?
     var everJoined = false
+    /// Taken over from another node with participants, none of whom has
+    /// resumed here yet (and nobody new joined): when the last one's
+    /// reconnect window ends, the room ends `failed` (PROTOCOL.md section 8).
+    var awaitingResume = false
     var nextCallbackSequence = 0
 
     /// When a room timeout completes it, if one is running.

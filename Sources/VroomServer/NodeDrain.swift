@@ -9,7 +9,8 @@ import Synchronization
 /// As a service it sits last in the `ServiceGroup`, so it is the first to
 /// hear of the shutdown: it marks the node draining, then holds the HTTP
 /// server open until the last participant has left or
-/// `shutdown.drainTimeoutSeconds` have passed. Only then does the group stop
+/// `shutdown.drainTimeoutSeconds` have passed, then moves the rooms that
+/// remain (a cluster member). Only then does the group stop
 /// the HTTP server, so a load balancer polling `/readyz` sees `draining`
 /// while the rooms finish.
 final class NodeDrain: Service {
@@ -27,9 +28,10 @@ final class NodeDrain: Service {
     /// - Parameters:
     ///   - started: runs once the node is draining (a cluster member tells
     ///     the others, so no new room is placed on it).
-    ///   - moveRooms: runs at the timeout while participants remain (a
-    ///     cluster member moves its rooms to other nodes); returns how many
-    ///     participants it told to go (one node alone: none).
+    ///   - moveRooms: runs at the timeout, or once no participant is left
+    ///     (a cluster member moves its rooms in progress, empty or not, to
+    ///     other nodes); returns how many participants it told to go (one
+    ///     node alone: none).
     init(
         timeout: Duration, logger: Logger, participants: @escaping @Sendable () async -> Int,
         started: @escaping @Sendable () async -> Void = {}, moveRooms: @escaping @Sendable () async -> Int = { 0 }
@@ -57,10 +59,10 @@ final class NodeDrain: Service {
             if Task.isCancelled { return }
             remaining = await participants()
         }
-        guard remaining > 0 else { return }
-        // A cluster member hands its rooms over (they leave this node's
-        // count at once); their `reconnect` messages get a moment to go out
-        // before the HTTP server stops.
+        // A cluster member hands its rooms over, empty ones too (issue 14:
+        // at the timeout or once they are empty); the participants leave
+        // this node's count at once, and their `reconnect` messages get a
+        // moment to go out before the HTTP server stops.
         if await moveRooms() > 0 {
             try? await Task.sleep(for: Self.moveGrace)
             remaining = await participants()

@@ -159,6 +159,14 @@ struct Serve: AsyncParsableCommand {
                 } catch {
                     logger.warning("cluster: cannot take over room \(snapshot.room.uniqueName): \(error)")
                 }
+            } fail: { snapshot in
+                do throws(RoomError) {
+                    try await hostBox.value?.perform { (service: inout RoomService, now) throws(RoomError) in
+                        try service.adopt(snapshot, now: now) + service.fail(room: snapshot.room.sid, now: now)
+                    }
+                } catch {
+                    logger.warning("cluster: cannot end room \(snapshot.room.uniqueName) of a dead node: \(error)")
+                }
             }
         }
         // Callbacks: in memory on one node; in the database in a cluster,

@@ -132,4 +132,62 @@ import Testing
         expectRoomError(.signalingConnectionDisconnected) { _ = try service.resume(sessionToken: alice.token, identity: "alice", now: at(2)) }
         #expect(service.release(room: roomSID).isEmpty)
     }
+
+    /// A room with a status callback, alice publishing a camera and bob,
+    /// as its node put it in the database.
+    static func hookedRoom() throws -> (snapshot: RoomSnapshot, alice: ParticipantSID, bob: ParticipantSID) {
+        var old = makeService(seed: 1)
+        var events = try old.createRoom(
+            uniqueName: "standup", statusCallback: "https://example.test/cb", statusCallbackMethod: .post, now: t0).events
+        let alice = try join(&old, "alice")
+        let bob = try join(&old, "bob")
+        events += alice.events + bob.events
+        events += try old.publish(participant: alice.sid, tracks: [TrackRequest(mid: "0", name: "camera", kind: "video")], now: at(1)).events
+        return (try snapshot(of: events), alice.sid, bob.sid)
+    }
+
+    /// PROTOCOL.md section 8: a dead node's room that nobody resumes ends
+    /// `failed`, also once another node took it over.
+    @Test func anAdoptedRoomNobodyResumesEndsFailed() throws {
+        let (snapshot, alice, bob) = try Self.hookedRoom()
+        var new = makeService(seed: 2)
+        _ = try new.adopt(snapshot, now: at(20))
+        let ended = new.tick(now: at(51))
+        #expect(ended.participantRecords.map(\.sid) == [alice, bob])
+        #expect(ended.participantRecords.allSatisfy { $0.endReason == .reconnectWindowExpired })
+        #expect(ended.roomRecords.map(\.status) == [.failed])
+        #expect(ended.roomRecords.first?.endTime == at(50))
+        #expect(ended.callbacks.map(\.event) == [.trackRemoved, .participantDisconnected, .participantDisconnected, .roomEnded])
+        #expect(ended.callbacks.last?.roomStatus == .failed)
+        #expect(new.roomRecord(snapshot.room.sid) == nil)
+    }
+
+    /// One resume is enough: the room is alive again, and ends as rooms do.
+    @Test func anAdoptedRoomSomeoneResumedEndsCompleted() throws {
+        let (snapshot, alice, _) = try Self.hookedRoom()
+        var new = makeService(seed: 2)
+        _ = try new.adopt(snapshot, now: at(20))
+        _ = try new.resume(adopted: alice, identity: "alice", now: at(21))
+        _ = new.leave(participant: alice, now: at(22))
+        let windowEnd = new.tick(now: at(51))
+        #expect(windowEnd.roomRecords.isEmpty, "bob's window ends him; the room waits its empty-room timeout")
+        let timeout = new.tick(now: at(50 + 5 * 60))  // the record's 5-minute empty-room timeout
+        #expect(timeout.roomRecords.map(\.status) == [.completed])
+    }
+
+    /// The reaper of a dead node's rooms ends one through the service, so
+    /// its callbacks and records are those its own node would have sent.
+    @Test func failingATakenOverRoomEndsItsParticipantsAndTracks() throws {
+        let (snapshot, alice, bob) = try Self.hookedRoom()
+        var new = makeService(seed: 2)
+        _ = try new.adopt(snapshot, now: at(40))
+        let failed = new.fail(room: snapshot.room.sid, now: at(41))
+        #expect(failed.callbacks.map(\.event) == [.trackRemoved, .participantDisconnected, .participantDisconnected, .roomEnded])
+        #expect(failed.callbacks.map(\.participantSID) == [alice, alice, bob, nil])
+        #expect(failed.callbacks.allSatisfy { $0.roomStatus == .failed || $0.event != .roomEnded })
+        #expect(failed.roomRecords.last?.status == .failed)
+        #expect(failed.noticeAddressees.isEmpty, "nobody is connected to be told")
+        #expect(new.participantCount == 0 && new.nextDeadline == nil)
+        #expect(new.fail(room: snapshot.room.sid, now: at(42)).isEmpty)
+    }
 }

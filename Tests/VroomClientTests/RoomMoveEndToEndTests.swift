@@ -239,5 +239,83 @@ extension ClientProcessTests {
         #expect(pair.publisher.names.filter { $0.hasPrefix("reconnecting") }.count == 1, "one reconnect: \(pair.publisher.names)")
         pair.disconnect()
     }
+    /// A node dies and nobody of its room resumes anywhere (alice knows no
+    /// other node): once the node is dead past the reconnect window (3 s
+    /// here), the other node ends the room `failed` with the callbacks its
+    /// node would have sent, numbered on from the dead node's, and REST
+    /// says so.
+    @Test func aDeadNodesRoomNobodyResumesEndsFailedWithItsCallbacks() async throws {
+        let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 2, extra: ["--reconnect-window", "3"]) }
+        defer { cluster.stop() }
+        let receiver = try CallbackReceiver()
+        defer { receiver.stop() }
+        let hook = "/hooks/lost"
+        let (created, _) = try await DevREST.call(
+            port: cluster.ports[0], "POST", "/v1/Rooms",
+            form: ["UniqueName": "lost", "StatusCallback": "http://127.0.0.1:\(receiver.port)\(hook)"])
+        #expect(created == 201)
+        let alice = RecordedRoom(Room.connect(
+            to: cluster.url(0), options: try await cluster.options("alice", room: "lost", publishing: true)))
+        try await alice.wait(for: "alice connected") { $0.name == "connected" }
+        let roomSID = try #require(alice.room.sid)
+        // Her track-added callback was written by node 0, so her records are too.
+        try await alice.wait(until: "alice's track-added is delivered", timeout: .seconds(10)) {
+            receiver.all.contains { $0.target == hook && $0.parameter("StatusCallbackEvent") == "track-added" }
+        }
+        cluster.nodes[0].kill9()
+        alice.room.disconnect()
+
+        // Dead after 10 s of silence, then the 3 s window: node 1 ends it.
+        var events: [String] = []
+        try await alice.wait(until: "room-ended from node 1", timeout: .seconds(30)) {
+            events = receiver.all.filter { $0.target == hook }.compactMap { $0.parameter("StatusCallbackEvent") }
+            return events.contains("room-ended")
+        }
+        // In SequenceNumber order, repeats (at least once) dropped.
+        var byNumber: [Int: CallbackReceiver.Request] = [:]
+        for request in receiver.all where request.target == hook {
+            if let number = request.parameter("SequenceNumber").flatMap(Int.init) { byNumber[number] = request }
+        }
+        #expect(Set(byNumber.keys) == Set(0..<byNumber.count), "no gap: \(byNumber.keys.sorted())")
+        let ordered = byNumber.keys.sorted().compactMap { byNumber[$0] }
+        events = ordered.compactMap { $0.parameter("StatusCallbackEvent") }
+        #expect(Array(events.suffix(2)) == ["participant-disconnected", "room-ended"], "\(events)")
+        #expect(events.filter { $0 == "track-removed" }.count == events.filter { $0 == "track-added" }.count, "\(events)")
+        #expect(ordered.last?.parameter("RoomStatus") == "failed")
+        let (_, room) = try await DevREST.call(port: cluster.ports[1], "GET", "/v1/Rooms/\(roomSID)")
+        #expect(room["status"] as? String == "failed")
+        let (_, participants) = try await DevREST.call(port: cluster.ports[1], "GET", "/v1/Rooms/\(roomSID)/Participants")
+        let statuses = (participants["participants"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
+        #expect(statuses == ["disconnected"])
+        #expect(cluster.nodes[1].output.contains("room(s) of dead nodes ended failed: lost"), "\(cluster.nodes[1].output)")
+    }
+
+    /// A drained node's empty room moves too (issue 14: when its rooms are
+    /// empty, before the timeout): the other node takes it over at its
+    /// next heartbeat, with the same SID, and a join there finds it.
+    @Test func aDrainedNodesEmptyRoomMovesAndGoesOn() async throws {
+        let cluster = try await ClientHarness.offPool { try ClusterEndToEndTests.Cluster(count: 2, extra: ["--drain-timeout", "30"]) }
+        defer { cluster.stop() }
+        let (created, room) = try await DevREST.call(port: cluster.ports[0], "POST", "/v1/Rooms", form: ["UniqueName": "quiet"])
+        #expect(created == 201)
+        let roomSID = try #require(room["sid"] as? String)
+        let node = cluster.nodes[0]
+        node.process.terminate()
+        // No participant: the drain does not wait for its timeout.
+        let exited = try await ClientHarness.offPool { node.waitForExit(seconds: 10) }
+        #expect(exited && node.process.terminationStatus == 0)
+        #expect(node.output.contains("drain: room quiet moved to ws://127.0.0.1:\(cluster.ports[1])/v1/signal with 0 participant(s)"), "\(node.output)")
+        let adopted = try await ClientHarness.offPool {
+            (try? cluster.nodes[1].waitFor(#"took over room quiet \((RM[0-9a-f]+)\) placed here"#, seconds: 10)) != nil
+        }
+        #expect(adopted, "\(cluster.nodes[1].output)")
+        let (_, moved) = try await DevREST.call(port: cluster.ports[1], "GET", "/v1/Rooms/\(roomSID)")
+        #expect(moved["status"] as? String == "in-progress")
+        let bob = RecordedRoom(Room.connect(
+            to: cluster.url(1), options: try await cluster.options("bob", room: "quiet", publishing: false)))
+        try await bob.wait(for: "bob connected") { $0.name == "connected" }
+        #expect(bob.room.sid == roomSID)
+        bob.room.disconnect()
+    }
 }
 }
