@@ -169,6 +169,19 @@ enum PostgresSchema {
             """,
             "CREATE INDEX session_by_room ON session(room_sid)",
         ]),
+        (5, "webhook idempotency", [
+            // The key of every outbox entry written in the last day: a write
+            // tried again after a commit whose answer was lost finds its key
+            // and writes nothing (PostgresWebhookStore.write), so no
+            // callback is queued twice under two SequenceNumbers.
+            """
+            CREATE TABLE webhook_written (
+                entry_key UUID PRIMARY KEY,
+                written_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX webhook_written_by_age ON webhook_written(written_at)",
+        ]),
     ]
 
     /// Brings the schema up to date, in one transaction (PostgreSQL's DDL is

@@ -33,6 +33,9 @@ public final class PostgresWebhookStore: Sendable {
     /// A callback to queue: its queue, whether it takes a `SequenceNumber`,
     /// and how to sign it once it has one.
     public struct OutboxEntry: Sendable {
+        /// Its identity across writes: a write tried again after an
+        /// ambiguous commit is recognised by it (`webhook_written`).
+        public var key = UUID()
         public var roomSID: String
         /// The callback URL as configured: with the room, the queue's key.
         public var queueURL: String
@@ -78,11 +81,7 @@ public final class PostgresWebhookStore: Sendable {
         let logger = database.logger
         queue = OrderedWriteQueue(
             maxPending: Self.maxPendingEntries,
-            write: { entry in
-                try await database.client.withTransaction(logger: logger) { connection in
-                    try await Self.insert(entry, nodeID: nodeID, connection, logger)
-                }
-            },
+            write: { entry in try await Self.write(entry, nodeID: nodeID, database: database, logger: logger) },
             isTransient: PostgresDatabase.isTransient,
             finished: { _, error in written(error) })
     }
@@ -104,6 +103,31 @@ public final class PostgresWebhookStore: Sendable {
     /// Stops taking entries and waits for the enqueued ones to be written.
     public func finish() async {
         await queue.finish()
+    }
+
+    /// How long an entry's key is kept: far longer than a write is tried
+    /// again after its commit's answer was lost.
+    static let keyLifetimeSeconds = 86_400
+
+    /// Writes one entry, in one transaction, unless its key says it was
+    /// written already (a retry after an ambiguous commit). Each write
+    /// also forgets keys older than ``keyLifetimeSeconds``, a few at a time.
+    static func write(_ entry: OutboxEntry, nodeID: String, database: PostgresDatabase, logger: Logger) async throws {
+        try await database.client.withTransaction(logger: logger) { connection in
+            let fresh = try await connection.query(
+                "INSERT INTO webhook_written (entry_key) VALUES (\(entry.key)) ON CONFLICT DO NOTHING RETURNING 1",
+                logger: logger
+            ).collect()
+            guard !fresh.isEmpty else { return }
+            try await insert(entry, nodeID: nodeID, connection, logger)
+            try await connection.query(
+                """
+                DELETE FROM webhook_written WHERE entry_key IN (
+                    SELECT entry_key FROM webhook_written
+                    WHERE written_at < now() - make_interval(secs => \(keyLifetimeSeconds))
+                    ORDER BY written_at LIMIT 10 FOR UPDATE SKIP LOCKED)
+                """, logger: logger)
+        }
     }
 
     private static func insert(_ entry: OutboxEntry, nodeID: String, _ connection: PostgresConnection, _ logger: Logger) async throws {

@@ -56,6 +56,30 @@ private actor Holdings {
         #expect(try counters.first?.decode(Int.self) == 0)
     }
 
+    /// The write queue tries an entry again when the database's answer to
+    /// its commit was lost (the connection broke): the second write of the
+    /// same entry must queue nothing, and take no number.
+    @Test func anEntryWrittenTwiceIsQueuedOnceUnderOneNumber() async throws {
+        let database = try await StoreKind.newDatabase()
+        let store = PostgresWebhookStore(database: database, nodeID: "NOa")
+        let first = entry("RMr")
+        for _ in 0..<2 {
+            try await PostgresWebhookStore.write(first, nodeID: "NOa", database: database, logger: database.logger)
+        }
+        try await PostgresWebhookStore.write(entry("RMr"), nodeID: "NOa", database: database, logger: database.logger)
+        var numbers: [Int?] = []
+        while let row = try await store.lease(limit: 10, length: .seconds(30)).first {
+            numbers.append(row.sequenceNumber)
+            try await store.delivered(id: row.id)
+        }
+        #expect(numbers == [0, 1])
+        // An old key is forgotten by a later write.
+        try await database.client.query("UPDATE webhook_written SET written_at = now() - interval '2 days'")
+        try await PostgresWebhookStore.write(entry("RMs"), nodeID: "NOa", database: database, logger: database.logger)
+        let keys = try await database.client.query("SELECT count(*)::BIGINT FROM webhook_written").collect()
+        #expect(try keys.first?.decode(Int.self) == 1)
+    }
+
     @Test func nodesLeasingTogetherNeverHoldTwoRowsOfAQueue() async throws {
         let database = try await StoreKind.newDatabase()
         let writer = PostgresWebhookStore(database: database, nodeID: "NOw")
