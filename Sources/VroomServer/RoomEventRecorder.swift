@@ -7,8 +7,10 @@ import Rooms
 /// Takes the room events that are not notices to participants and does the
 /// I/O they call for, away from the `RoomHost`: history records (rooms,
 /// participants, current publications) go to the store, status callbacks to
-/// the webhook outbox. The host's sink only enqueues here, so a slow disk
-/// never holds up a room. Records are handed to the store at once, in
+/// the webhook outbox, and sent messages, in one loop, to their sender's
+/// message subscriptions. The host's sink only enqueues here, so a slow
+/// disk or database never holds up a room, nor a slow subscription read
+/// the status callbacks. Records are handed to the store at once, in
 /// order (it queues them itself), so a REST read that follows a room
 /// operation finds its records: the room service keeps only what is live.
 final class RoomEventRecorder: Sendable {
@@ -38,7 +40,12 @@ final class RoomEventRecorder: Sendable {
         if !accepted {
             logger.error("history queue full: records of \(batch.count) events not written")
         }
-        let rest = batch.filter(\.isForDelivery)
+        // Status callbacks go to the outbox at once (it never waits), so
+        // a slow subscription read below never holds them up.
+        for case .statusCallback(let callback) in batch {
+            webhooks.enqueue(callback.webhookEvent, to: callback.url, method: callback.method == .get ? .get : .post)
+        }
+        let rest = batch.filter(\.needsSubscriptions)
         guard !rest.isEmpty else { return }
         if case .dropped = continuation.yield(rest) {
             logger.error("room event queue full: \(rest.count) events not delivered")
@@ -60,15 +67,6 @@ final class RoomEventRecorder: Sendable {
 
     private func deliver(_ event: RoomEvent) async {
         switch event {
-        case .statusCallback(let callback):
-            let event = WebhookEvent(
-                kind: callback.event, roomSid: callback.roomSID.rawValue, roomName: callback.roomName,
-                roomStatus: callback.roomStatus, roomDuration: callback.roomDuration,
-                participantSid: callback.participantSID?.rawValue, participantIdentity: callback.participantIdentity,
-                participantStatus: callback.participantStatus, participantDuration: callback.participantDuration,
-                trackSid: callback.trackSID?.rawValue, trackName: callback.trackName, trackKind: callback.trackKind,
-                timestamp: callback.timestamp)
-            webhooks.enqueue(event, to: callback.url, method: callback.method == .get ? .get : .post)
         case .messageSent(let message):
             // A participant's own messages go to its MessageSubscriptions
             // callbacks; server messages (no sender) have no subscriber.
@@ -90,12 +88,27 @@ final class RoomEventRecorder: Sendable {
 }
 
 extension RoomEvent {
-    /// Delivered by the recorder's loop (webhooks, message subscriptions);
-    /// history records go to the store and media events to the media plane.
-    var isForDelivery: Bool {
+    /// Handled by the recorder's loop, which reads or changes message
+    /// subscriptions (in the database, in a cluster); status callbacks go
+    /// to the outbox at once, history records to the store and media
+    /// events to the media plane.
+    var needsSubscriptions: Bool {
         switch self {
-        case .statusCallback, .messageSent, .participantRemoved: true
+        case .messageSent, .participantRemoved: true
         default: false
         }
+    }
+}
+
+extension StatusCallback {
+    /// The outbox's form of it (AdminAPI's, with Twilio's parameter names).
+    var webhookEvent: WebhookEvent {
+        WebhookEvent(
+            kind: event, roomSid: roomSID.rawValue, roomName: roomName,
+            roomStatus: roomStatus, roomDuration: roomDuration,
+            participantSid: participantSID?.rawValue, participantIdentity: participantIdentity,
+            participantStatus: participantStatus, participantDuration: participantDuration,
+            trackSid: trackSID?.rawValue, trackName: trackName, trackKind: trackKind,
+            timestamp: timestamp)
     }
 }

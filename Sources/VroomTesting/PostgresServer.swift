@@ -66,6 +66,31 @@ public final class PostgresServer: @unchecked Sendable {
         ).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Holds an exclusive lock on `table` for `seconds` from a psql
+    /// session of its own (a database that answers nothing about that
+    /// table meanwhile), and returns once the lock is held. The process
+    /// ends with the lock.
+    public func holdLock(on table: String, seconds: Int, database: String) throws -> Process {
+        let psql = Process()
+        psql.executableURL = bin.appendingPathComponent("psql")
+        psql.arguments = [
+            "-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-q", "-c",
+            "BEGIN; LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(\(seconds)); COMMIT;",
+        ]
+        psql.standardOutput = FileHandle.nullDevice
+        try psql.run()
+        let held = """
+            SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+            WHERE c.relname = '\(table)' AND l.mode = 'AccessExclusiveLock' AND l.granted
+            """
+        for _ in 0..<100 {
+            if try query(held, database: database) == "1" { return psql }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        psql.terminate()
+        throw Unavailable(description: "psql did not lock \(table) within 5 s")
+    }
+
     /// Stops the server (pg_ctl stop, fast) and deletes its directory.
     public func stop() {
         let first = lock.withLock { () -> Bool in

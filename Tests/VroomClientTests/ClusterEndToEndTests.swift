@@ -412,6 +412,50 @@ extension ClientProcessTests {
         #expect(left.first == "0", "delivered rows leave the table: \(left)")
     }
 
+    /// A database slow to answer about message subscriptions (their table
+    /// locked) holds up the message callbacks that need them, never the
+    /// room's status callbacks: bob's participant-connected arrives while
+    /// alice's message waits, and the message callback follows once the
+    /// table is free.
+    @Test func aSlowMessageSubscriptionReadDoesNotHoldUpStatusCallbacks() async throws {
+        let receiver = try CallbackReceiver()
+        defer { receiver.stop() }
+        let cluster = try await ClientHarness.offPool { try Cluster(count: 1) }
+        defer { cluster.stop() }
+        let (created, _) = try await DevREST.call(
+            port: cluster.ports[0], "POST", "/v1/Rooms",
+            form: ["UniqueName": "chatty", "StatusCallback": "http://127.0.0.1:\(receiver.port)/hooks"])
+        #expect(created == 201)
+        let alice = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("alice", room: "chatty", publishing: false)))
+        try await alice.wait(for: "alice connected") { $0.name == "connected" }
+        let (subscribed, _) = try await DevREST.call(
+            port: cluster.ports[0], "POST", "/v1/Rooms/chatty/Participants/alice/MessageSubscriptions",
+            form: ["Callback": "http://127.0.0.1:\(receiver.port)/messages"])
+        #expect(subscribed == 201)
+
+        let lock = try await ClientHarness.offPool {
+            try cluster.database.holdLock(on: "message_subscription", seconds: 8, database: "vroom")
+        }
+        defer { lock.terminate() }
+        _ = alice.room.sendMessage(#"{"hello":1}"#)
+        try await Task.sleep(for: .milliseconds(300))  // the message's subscription read is waiting
+        let bob = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("bob", room: "chatty", publishing: false)))
+        try await bob.wait(for: "bob connected") { $0.name == "connected" }
+        try await bob.wait(until: "bob's participant-connected is delivered", timeout: .seconds(15)) {
+            receiver.all.contains {
+                $0.target == "/hooks" && $0.parameter("StatusCallbackEvent") == "participant-connected"
+                    && $0.parameter("ParticipantIdentity") == "bob"
+            }
+        }
+        #expect(lock.isRunning, "delivered while the subscription read still waited")
+        #expect(!receiver.all.contains { $0.target == "/messages" })
+        try await bob.wait(until: "alice's message callback once the table is free", timeout: .seconds(20)) {
+            receiver.all.contains { $0.target == "/messages" }
+        }
+        alice.room.disconnect()
+        bob.room.disconnect()
+    }
+
     /// JSON with sorted keys, and this node's address replaced by a placeholder.
     static func normalized(_ value: [String: Any], port: Int) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data()
