@@ -91,6 +91,10 @@ public struct PostgresNodeTable: Sendable {
                 """, logger: database.logger
             ).collect().map(Self.node).first
             if let current, current.live { return current }
+            // New placements one at a time: two at once would each count the
+            // other's node as it was and could both pick the least loaded.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(PostgresSchema.placementLock))", logger: database.logger)
             guard let target = try await connection.query(
                 """
                 SELECT n.id, n.url, n.state, n.participants, n.rooms, n.cpu, TRUE AS live

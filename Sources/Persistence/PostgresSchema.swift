@@ -14,6 +14,9 @@ import PostgresNIO
 enum PostgresSchema {
     /// pg_advisory_xact_lock's key for migrations: any constant of ours.
     static let migrationLock: Int64 = 0x5652_4F4F_4D00_0001
+    /// Taken by each new placement, so each counts the placements committed
+    /// before it (PostgresNodeTable.place).
+    static let placementLock: Int64 = 0x5652_4F4F_4D00_0002
 
     static let migrations: [(version: Int, name: String, statements: [String])] = [
         (1, "rooms, participants, published tracks", [

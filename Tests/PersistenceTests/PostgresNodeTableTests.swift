@@ -56,6 +56,20 @@ import Testing
         }
     }
 
+    /// New rooms placed at the same moment spread as if one after another:
+    /// each placement counts those committed before it.
+    @Test func concurrentPlacementsOfNewRoomsSpreadEvenly() async throws {
+        let nodes = try await table()
+        for id in ["NOa", "NOb", "NOc"] { try await beat(nodes, id) }
+        let owners = try await withThrowingTaskGroup(of: String?.self) { group in
+            for n in 0..<12 {
+                group.addTask { try await nodes.place(uniqueName: "room-\(n)", preferring: "NOa")?.id }
+            }
+            return try await group.reduce(into: [String: Int]()) { $0[$1 ?? "none", default: 0] += 1 }
+        }
+        #expect(owners == ["NOa": 4, "NOb": 4, "NOc": 4], "\(owners)")
+    }
+
     @Test func aDrainingNodeGetsNoNewRoomButKeepsItsOwn() async throws {
         let nodes = try await table()
         try await beat(nodes, "NOa")
