@@ -127,6 +127,13 @@ public actor DatabaseWebhookOutbox: CallbackOutbox {
     /// Callbacks this node delivered (any node's rows).
     public var deliveredCount: Int { delivered }
 
+    /// Waits until every callback queued so far is in the database (or
+    /// `limit` passed): a drained node's last callbacks of a room go in
+    /// before the room's new owner numbers on after them.
+    public nonisolated func written(within limit: Duration) async {
+        await store.caughtUp(within: limit)
+    }
+
     // MARK: - Running
 
     /// Stops taking callbacks, waits up to `gracePeriod` for the queued

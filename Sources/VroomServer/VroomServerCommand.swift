@@ -227,7 +227,8 @@ struct Serve: AsyncParsableCommand {
                         continue
                     }
                     let (moved, destination) = await node.moveRoom(room.sid) {
-                        await cluster.move(uniqueName: room.uniqueName)
+                        await (webhooks as? DatabaseWebhookOutbox)?.written(within: .seconds(2))
+                        return await cluster.move(uniqueName: room.uniqueName)
                     }
                     total += moved
                     logger.notice("drain: room \(room.uniqueName) moved to \(destination ?? "nowhere") with \(moved) participant(s)")
