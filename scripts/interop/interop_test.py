@@ -34,6 +34,11 @@ Scenarios (default: all but the simulcast ones):
           node a killed (SIGKILL), everyone resumes at node b with the same
           room, participant and track SIDs, each subscriber decodes frames
           numbered above the last one before the kill within 10 s of it
+  drain   two nodes, a room on node a with an aiortc publisher and
+          subscriber (no fallback): SIGTERM to node a; at --drain-timeout
+          both get `reconnect`, resume at node b with the same room,
+          participant and track SIDs, the subscriber decodes again, and
+          node a exits 0
 
 Simulcast and adaptive video (issue 12, PROTOCOL.md 7), run by name or all
 four as `simulcast` (also in the default set):
@@ -78,6 +83,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -1779,10 +1785,11 @@ async def scenario_bwe_grid(report, context):
 FAILOVER_DEADLINE = 10.0  # issue 14 item 8: decoded media again within 10 s of the kill
 
 
-async def start_cluster(context, names):
+async def start_cluster(context, names, extra_args=()):
     """A private PostgreSQL and one `vroom-server` node per name on it (a
-    fresh database), each on a free port it registers as its --node-url;
-    all stopped by run_scenario after the participants have left."""
+    fresh database), each on a free port it registers as its --node-url,
+    with `extra_args`; all stopped by run_scenario after the participants
+    have left."""
     pg = PostgreSQL(log_path=os.path.join(context.log_dir, "postgres.log"))
     context.processes.append(pg)
     await asyncio.to_thread(pg.start)
@@ -1790,7 +1797,7 @@ async def start_cluster(context, names):
     for name in names:
         port = free_port()
         node = VroomServer(context.server_binary, http_port=port,
-                           extra_args=["--db", pg.url, "--node-url", f"http://127.0.0.1:{port}"],
+                           extra_args=["--db", pg.url, "--node-url", f"http://127.0.0.1:{port}", *extra_args],
                            log_path=os.path.join(context.log_dir, f"vroom-server-node-{name}.log"))
         context.processes.append(node)
         await asyncio.to_thread(node.start)
@@ -1892,6 +1899,73 @@ async def scenario_failover(report, context):
                      f"nothing above frame {before[subscriber.identity]} in {FAILOVER_DEADLINE + 5:.0f} s")
 
 
+DRAIN_TIMEOUT = 4  # --drain-timeout of the drain scenario's nodes, seconds
+
+
+async def scenario_drain(report, context):
+    """Issue 14 item 5 with aiortc: the node hosting a room in use gets
+    SIGTERM. Its rooms go on until --drain-timeout; then the room moves:
+    each participant gets `reconnect` with the other node's URL (PROTOCOL.md
+    8; they were given no fallback), resumes there with the same room,
+    participant and track SIDs and new PeerConnections, and the subscriber
+    decodes the publisher's frames again. The drained node exits 0."""
+    node_a, node_b = await start_cluster(context, ["a", "b"], ["--drain-timeout", str(DRAIN_TIMEOUT)])
+    created = await asyncio.to_thread(node_a.post_form, "/v1/Rooms", {"UniqueName": "drained"})
+    report.check("room drained created through REST at node a", created.get("sid"), created.get("sid"))
+    publisher = Participant(node_a.url, "pub", "drained", tone=TONES[0], log=context.log)
+    subscriber = Participant(node_a.url, "sub", "drained", log=context.log, publish_audio=False, publish_video=False)
+    participants = [publisher, subscriber]
+    context.cleanup.extend(p.close for p in participants)
+    await join_all(report, participants)
+    await publish_all(report, [publisher])
+    await wait_for_offers(report, [subscriber], {"sub": {("pub", "mic"), ("pub", "camera")}})
+    await wait_for_media_path(report, participants)
+
+    def video():
+        return subscriber.sinks_by_publisher().get(("pub", "video"))
+
+    if not await wait_until(lambda: video() and len(video().numbers()) >= 30, 20):
+        report.stop("media: decoded frames before the drain", f"{len(video().numbers()) if video() else 0}")
+    before = max(video().numbers())
+    track_sids = {name: t["sid"] for name, t in publisher.published.items()}
+
+    asked = time.monotonic()
+    node_a.process.terminate()
+    print(f"    node a asked to drain (SIGTERM), pid {node_a.process.pid}", flush=True)
+    node_b_signal = node_b.url.replace("http://", "ws://") + "/v1/signal"
+
+    def back():
+        return first_frame_above(subscriber.sinks, before, subscriber.resumes[0][0]) if subscriber.resumes else None
+
+    await wait_until(lambda: all(p.resumes for p in participants) and back(), DRAIN_TIMEOUT + 15)
+    for p in participants:
+        if not p.resumes:
+            report.check(f"{p.identity} moved to node b", False,
+                         "; ".join(f"{name}: {detail}" for name, (ok, detail) in p.stages.items() if not ok)
+                         or "no resume")
+            continue
+        at, joined = p.resumes[0]
+        report.check(f"{p.identity} got `reconnect` at the drain timeout and resumed at node b with the same "
+                     f"room and participant SID",
+                     p.moves == 1 and p.signal_url == node_b_signal and joined.get("resumed") is True
+                     and at - asked >= DRAIN_TIMEOUT - 0.5
+                     and joined["room"]["sid"] == p.room_sid and joined["participant"]["sid"] == p.participant_sid,
+                     f"{p.moves} move(s), +{at - asked:.2f} s at {p.signal_url}, room {joined['room']['sid']} "
+                     f"(was {p.room_sid}), participant {joined['participant']['sid']} (was {p.participant_sid})")
+    now = {name: t["sid"] for name, t in publisher.published.items()}
+    report.check("pub's tracks keep their SIDs on node b", publisher.resumes and now == track_sids,
+                 f"{now} (were {track_sids})")
+    frame = back()
+    report.check("sub decodes pub's frames again after the move", frame is not None,
+                 f"frame {frame[1]} (last before {before}) at +{frame[0] - asked:.2f} s after SIGTERM" if frame
+                 else f"nothing above frame {before}")
+    try:
+        status = await asyncio.to_thread(node_a.process.wait, 15)
+    except subprocess.TimeoutExpired:
+        status = None
+    report.check("the drained node exits 0", status == 0, f"exit status {status}")
+
+
 async def scenario_shape(report, context):
     """The htb bottleneck of scripts/shape.sh (no server): 2 Mbit/s into a
     port shaped to 500 kbit/s arrives at 500 kbit/s, then at 1000 kbit/s
@@ -1927,6 +2001,9 @@ SCENARIOS = {
                   scenario_sim_plain),
     "failover": ("kill -9 of the node hosting two rooms: every aiortc participant resumes at the other node "
                  "with its SIDs, each subscriber decodes again within 10 s", scenario_failover),
+    "drain": (f"SIGTERM to the node hosting a room: at --drain-timeout ({DRAIN_TIMEOUT} s) both aiortc "
+              "participants get `reconnect`, resume at the other node with their SIDs, media flows, the node "
+              "exits 0", scenario_drain),
     "bwe-3": ("downlink estimate: Chromium subscribers on 250 kbit/s, 800 kbit/s and unlimited links each get "
               "the layer their link carries", scenario_bwe_3),
     "bwe-cut": ("downlink estimate: a link cut to 250 kbit/s mid-call, then restored: down within 3 s, "
@@ -1946,7 +2023,7 @@ DEFAULT_SCENARIOS = [name for name in SCENARIOS if name not in BWE_SCENARIOS]
 # The tooling checks, run without a vroom-server.
 SERVERLESS_SCENARIOS = {"self", "shape"}
 # Those that start a cluster of servers of their own (and its PostgreSQL).
-CLUSTER_SCENARIOS = {"failover"}
+CLUSTER_SCENARIOS = {"failover", "drain"}
 
 
 class Context:

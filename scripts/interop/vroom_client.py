@@ -381,8 +381,7 @@ class Participant:
                                                     f"window; the last at {url}: {failure}")
                 self.log(f"  [{self.identity}] resume at {url} failed ({failure}); next in {backoff} s")
                 await asyncio.sleep(backoff)
-        if cause == "drop":
-            self.resumes.append((time.monotonic(), joined))
+        self.resumes.append((time.monotonic(), joined))
         self.stage(stage, True, f"at {self.signal_url}, {time.monotonic() - started:.2f} s after, "
                                 f"attempt {attempt + 1}" + (f", move {self.moves}" if cause == "reconnect" else ""))
         if had_publisher:
