@@ -12,7 +12,10 @@
    outside the container: the node announces what it binds), a /healthz
    healthcheck on its own port and a stop_grace_period no shorter than its
    drain timeout; secrets only from the environment, each one the sample
-   deploy/.env.example names, and deploy/.env ignored by git.
+   deploy/.env.example names, and deploy/.env ignored by git. A coturn
+   service, when there is one, checks credentials with the nodes' TURN
+   secret (use-auth-secret) and publishes the port of every node's TURN URL
+   and its relay range 1:1.
 
     python3 compose.py [deploy/compose.yaml]     (from the repository root)
 """
@@ -30,7 +33,7 @@ import yaml
 
 COMPOSE = sys.argv[1] if len(sys.argv) > 1 else 'deploy/compose.yaml'
 ENV_EXAMPLE = 'deploy/.env.example'
-SECRET_VARIABLES = ('VROOM_API_KEY', 'VROOM_API_SECRET', 'POSTGRES_PASSWORD')
+SECRET_VARIABLES = ('VROOM_API_KEY', 'VROOM_API_SECRET', 'POSTGRES_PASSWORD', 'VROOM_TURN_SECRET')
 INTERPOLATION = re.compile(r'\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}')
 
 problems = []
@@ -207,6 +210,7 @@ def main():
         for variable in ('VROOM_API_KEY', 'VROOM_API_SECRET'):
             if variable not in env:
                 problem(f'{name}: {variable} is not passed to the node')
+    check_turn(services, nodes)
     password = environment(db).get('POSTGRES_PASSWORD')
     if password is None or not INTERPOLATION.search(str(password)):
         problem(f'{db_name}: POSTGRES_PASSWORD must come from the environment')
@@ -221,6 +225,43 @@ def main():
         problem('deploy/.env (the real secrets) is not ignored by git')
 
     summary.append(f'{len(nodes)} nodes on {db_name}, reading {", ".join(sorted(used))} from the environment')
+
+def check_turn(services, nodes):
+    """coturn beside the nodes (PROTOCOL.md 9): its shared secret is the
+    nodes' turn.secret, and what their turn.urls name it publishes."""
+    turns = {name: s for name, s in services.items() if 'coturn' in str(s.get('image', ''))}
+    if not turns:
+        return
+    (name, turn), = turns.items()
+    args = flags(turn.get('command'))
+    secret = (args.get('--static-auth-secret') or [None])[-1]
+    if '--use-auth-secret' not in args or not secret:
+        problem(f'{name}: not on the TURN REST API scheme (--use-auth-secret --static-auth-secret=...)')
+    elif not INTERPOLATION.fullmatch(str(secret)):
+        problem(f'{name}: its static-auth-secret is written in the file; take it from the environment')
+    ports = published(turn)
+    low, high = int((args.get('--min-port') or [49152])[-1]), int((args.get('--max-port') or [65535])[-1])
+    missing = [p for p in range(low, high + 1) if ('udp', p, p) not in ports]
+    if missing:
+        problem(f'{name}: relay ports {missing[0]}-{missing[-1]}/udp are not published 1:1')
+    for node_name, node in sorted(nodes.items()):
+        env = environment(node)
+        urls = [u for u in str(env.get('VROOM_TURN_URLS', '')).split(',') if u]
+        if not urls:
+            problem(f'{node_name}: no VROOM_TURN_URLS though {name} runs beside it')
+            continue
+        if INTERPOLATION.findall(str(env.get('VROOM_TURN_SECRET', ''))) != INTERPOLATION.findall(str(secret or '')):
+            problem(f'{node_name}: VROOM_TURN_SECRET is not {name}\'s static-auth-secret')
+        for url in urls:
+            match = re.fullmatch(r'turns?:[^:?]+(?::(\d+))?(?:\?transport=(udp|tcp))?', resolved(url))
+            if not match:
+                problem(f'{node_name}: TURN URL {url} is not turn:host[:port][?transport=udp|tcp]')
+                continue
+            port, transport = int(match.group(1) or 3478), match.group(2) or 'udp'
+            if (transport, port, port) not in ports:
+                problem(f'{node_name}: TURN URL {url}: {name} does not publish {port}/{transport}')
+    summary.append(f'{name} with the nodes\' TURN secret, relays {low}-{high}/udp')
+
 
 if __name__ == '__main__':
     try:
