@@ -11,7 +11,8 @@ import NIOTLS
 /// a client that sends half a ClientHello and then nothing holds its socket
 /// until the kernel gives up on it (hours). It sits right after the
 /// `NIOSSLServerHandler`, which sends `TLSUserEvent.handshakeCompleted`
-/// up the pipeline, then removes itself.
+/// up the pipeline, then removes itself. `handshake` succeeds at that event
+/// and fails when the connection ends before it.
 final class TLSHandshakeTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
@@ -21,13 +22,19 @@ final class TLSHandshakeTimeoutHandler: ChannelInboundHandler, RemovableChannelH
         case error
     }
 
+    struct HandshakeFailed: Error {
+        var failure: Failure
+    }
+
     private let timeout: TimeAmount
     private let onFailure: @Sendable (Failure) -> Void
+    private let handshake: EventLoopPromise<Void>
     private var deadline: Scheduled<Void>?
     private var reported = false
 
-    init(timeout: TimeAmount, onFailure: @escaping @Sendable (Failure) -> Void) {
+    init(timeout: TimeAmount, handshake: EventLoopPromise<Void>, onFailure: @escaping @Sendable (Failure) -> Void) {
         self.timeout = timeout
+        self.handshake = handshake
         self.onFailure = onFailure
     }
 
@@ -44,6 +51,8 @@ final class TLSHandshakeTimeoutHandler: ChannelInboundHandler, RemovableChannelH
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
+        // Removed with the pipeline before any outcome: never leave the promise open.
+        report(.error)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -51,6 +60,7 @@ final class TLSHandshakeTimeoutHandler: ChannelInboundHandler, RemovableChannelH
             deadline?.cancel()
             deadline = nil
             reported = true
+            handshake.succeed()
             context.fireUserInboundEventTriggered(event)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
@@ -76,5 +86,6 @@ final class TLSHandshakeTimeoutHandler: ChannelInboundHandler, RemovableChannelH
         guard !reported else { return }
         reported = true
         onFailure(failure)
+        handshake.fail(HandshakeFailed(failure: failure))
     }
 }

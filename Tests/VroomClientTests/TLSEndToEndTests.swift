@@ -133,6 +133,8 @@ extension ClientProcessTests {
         #expect(health == 200)
         #expect(server.process.process.isRunning)
         #expect(try await Self.handshakeFailures(client, server, reason: "error") >= 1)
+        // Counted, not logged as an error (a flood must not flood the log).
+        #expect(!server.process.output.contains(" error "), "\(server.process.output)")
     }
 
     @Test func sighupServesTheNewCertificateAndOpenConnectionsGoOn() async throws {
@@ -211,6 +213,8 @@ extension ClientProcessTests {
         #expect(try await Self.handshakeFailures(client, server, reason: "timeout") == 200)
         #expect(alice.room.state == .connected)
         #expect(try await Self.get(client, server, "/healthz").0 == 200)
+        let errorLines = server.process.output.split(separator: "\n").filter { $0.contains(" error ") }
+        #expect(errorLines.isEmpty, "\(errorLines.count) error lines, the first: \(errorLines.first ?? "")")
         alice.room.disconnect()
     }
 
