@@ -56,6 +56,8 @@ public struct ConnectOptions: Sendable {
     /// A server with a private CA or a self-signed certificate:
     /// `var tls = TLSConfiguration.makeClientConfiguration();
     /// tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))`.
+    /// Give the server by host name: the WebSocket client sends the URL's
+    /// host as SNI, which NIOSSL refuses for an IP address.
     public var tlsConfiguration: TLSConfiguration?
 
     public init(token: String, roomName: String? = nil) {
