@@ -110,6 +110,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            // ConnectOptions.tlsConfiguration: wss:// to a server with a private CA.
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "VroomTesting", dependencies: ["Packets", "Codecs", "CVroomUDP"]),
@@ -124,6 +126,13 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
+            // HTTPS and WSS on the HTTP port, certificates reread on SIGHUP (TLSFrontEnd).
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
 
         // The seeded UDP impairment relay as a command, for interop tests
@@ -204,6 +213,9 @@ let package = Package(
         .testTarget(name: "VroomClientTests", dependencies: [
             "VroomClient", "Codecs", "WebRTC", "SDP", "Packets", "MediaIO", "Node", "Rooms", "VroomTesting",
             .product(name: "Logging", package: "swift-log"),
+            // HTTPS to a server with a test certificate (TLSEndToEndTests).
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),

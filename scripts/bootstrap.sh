@@ -30,6 +30,7 @@ PACKAGES=(
   iproute2
   binutils
   coturn
+  openssl
 )
 
 log() { printf '[bootstrap] %s\n' "$*"; }

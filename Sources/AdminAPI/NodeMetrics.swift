@@ -54,6 +54,8 @@ public final class NodeMetrics: Sendable {
         "vroom_webhooks_pending": "Status callbacks queued or being retried.",
         "vroom_webhooks_failed_total": "Status callbacks given up after their retries, or refused when the queue was full.",
         "vroom_network_quality_participants": "Participants by their current network quality level (0-5; PROTOCOL.md 3.8).",
+        "vroom_tls_handshakes_failed_total":
+            "TLS connections closed before their handshake completed (with --tls-cert), by reason: timeout or error.",
     ]
 
     public init() {
@@ -77,6 +79,23 @@ public final class NodeMetrics: Sendable {
 
     private func signalingErrors(_ code: Int) -> CoreMetrics.Counter {
         CoreMetrics.Counter(label: "vroom_signaling_errors_total", dimensions: [("code", String(code))], factory: factory)
+    }
+
+    /// Counts a TLS connection closed before its handshake completed
+    /// (`reason`: `timeout`, a client that stopped half way; `error`, not
+    /// TLS or refused). The family appears from the first call, which the
+    /// server makes at start when TLS is on, so a plain-HTTP node shows none.
+    public func tlsHandshakeFailed(reason: String) {
+        CoreMetrics.Counter(label: "vroom_tls_handshakes_failed_total", dimensions: [("reason", reason)], factory: factory)
+            .increment()
+    }
+
+    /// Registers `vroom_tls_handshakes_failed_total` at 0 for `reasons`
+    /// (Prometheus' advice for known label values, as for the error codes).
+    public func countTLSHandshakeFailures(reasons: [String]) {
+        for reason in reasons {
+            _ = CoreMetrics.Counter(label: "vroom_tls_handshakes_failed_total", dimensions: [("reason", reason)], factory: factory)
+        }
     }
 
     /// What signaling reports here: join durations, error codes sent.

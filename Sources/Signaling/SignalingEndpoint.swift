@@ -47,7 +47,14 @@ public struct SignalingEndpoint: Sendable {
     /// cycle that kept about 1 KB per connection alive for good
     /// (`scripts/churn.sh`, heaptrack).
     public var httpServer: HTTPServerBuilder {
-        .http1WebSocketUpgrade(configuration: .init(ws: webSocketConfiguration)) { request, channel, logger in
+        .init { responder in httpChannel(responder: responder) }
+    }
+
+    /// The child channel `httpServer` builds, for a server that wraps it
+    /// (vroom-server's TLS, which swaps certificates on SIGHUP).
+    public func httpChannel(responder: @escaping HTTPChannelHandler.Responder) -> HTTP1WebSocketUpgradeChannel {
+        HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(ws: webSocketConfiguration)) {
+            request, channel, logger in
             guard request.path.map(Self.isSignalingPath) ?? false else { return .dontUpgrade }
             let token = Self.accessToken(authorization: request.headerFields[.authorization], target: request.path)
             return .upgrade([:]) { [weak channel] inbound, outbound, context in

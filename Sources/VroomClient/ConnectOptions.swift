@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NIOCore
+import NIOSSL
 
 /// How to join a room: `Room.connect(to:options:delegate:)`.
 public struct ConnectOptions: Sendable {
@@ -51,6 +52,13 @@ public struct ConnectOptions: Sendable {
     public var preferredVideoCodecs: [VideoCodec] = []
     /// Sent in `join`; nil leaves the server's defaults (Twilio's).
     public var bandwidthProfile: BandwidthProfileOptions?
+    /// TLS for `https` (`wss://`) servers; nil: the system's trust roots.
+    /// A server with a private CA or a self-signed certificate:
+    /// `var tls = TLSConfiguration.makeClientConfiguration();
+    /// tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))`.
+    /// Give the server by host name: the WebSocket client sends the URL's
+    /// host as SNI, which NIOSSL refuses for an IP address.
+    public var tlsConfiguration: TLSConfiguration?
 
     public init(token: String, roomName: String? = nil) {
         self.token = token

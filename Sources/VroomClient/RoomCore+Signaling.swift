@@ -11,7 +11,8 @@ extension RoomCore {
         let generation = channelGeneration
         let loop = eventLoop
         channel = SignalingChannel(
-            url: route.current, token: options.token, eventLoopGroup: loop, logger: logger,
+            url: route.current, token: options.token, tlsConfiguration: options.tlsConfiguration, eventLoopGroup: loop,
+            logger: logger,
             callbacks: .init(
                 onOpen: { loop.execute { self.channelOpened(generation) } },
                 onText: { text in loop.execute { self.channelReceived(text, generation) } },

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import NIOCore
+import NIOSSL
 
 /// One WebSocket to the server's `/v1/signal`. Text frames in go to
 /// `onText`; `send` queues a frame out; `onClose` is called once, with the
@@ -19,7 +20,10 @@ final class SignalingChannel: Sendable {
 
     /// Connects to `url` (ws:// or wss://, path included) with the token as
     /// the `access_token` query parameter, as browsers must.
-    init(url: String, token: String, eventLoopGroup: any EventLoopGroup, logger: Logger, callbacks: Callbacks) {
+    init(
+        url: String, token: String, tlsConfiguration: TLSConfiguration? = nil, eventLoopGroup: any EventLoopGroup,
+        logger: Logger, callbacks: Callbacks
+    ) {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         outgoing = continuation
         let separator = url.contains("?") ? "&" : "?"
@@ -30,7 +34,8 @@ final class SignalingChannel: Sendable {
         task = Task { [configuration] in
             do {
                 _ = try await WebSocketClient.connect(
-                    url: address, configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger
+                    url: address, configuration: configuration, tlsConfiguration: tlsConfiguration,
+                    eventLoopGroup: eventLoopGroup, logger: logger
                 ) { inbound, outbound, _ in
                     callbacks.onOpen()
                     try await withThrowingTaskGroup(of: Void.self) { group in

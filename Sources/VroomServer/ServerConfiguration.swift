@@ -84,7 +84,24 @@ struct ServerConfiguration: Encodable, Equatable {
         static let longestTTL = 31_536_000
     }
 
+    /// HTTPS and WSS on the HTTP port (PROTOCOL.md section 9): both PEM
+    /// files or neither (plain HTTP, e.g. behind a TLS-terminating proxy).
+    struct TLS: Encodable, Equatable {
+        /// The certificate chain, leaf first (PEM); reread on SIGHUP.
+        var cert: String?
+        /// Its private key (PEM); reread on SIGHUP.
+        var key: String?
+        /// A connection whose handshake has not completed this long after
+        /// accept is closed. 10 s: a real client on a slow mobile link needs
+        /// 2-3 round trips (under 2 s even at 500 ms RTT); a client that
+        /// stops half way holds a socket and a few KB no longer than this.
+        var handshakeTimeoutSeconds: Double = 10
+
+        var isEnabled: Bool { cert != nil }
+    }
+
     var http = HTTP()
+    var tls = TLS()
     var rtc = RTC()
     var rooms = Rooms()
     var signaling = Signaling()
@@ -118,9 +135,10 @@ extension ServerConfiguration {
     /// connecting): this node is a member of a cluster. Else a SQLite path.
     var isCluster: Bool { db.contains("://") }
 
-    /// `nodeURL`, else the public URL, else this node's HTTP address.
+    /// `nodeURL`, else the public URL, else this node's HTTP address
+    /// (`https` with TLS, so redirects and moves name `wss://`).
     var resolvedNodeURL: String {
-        nodeURL ?? publicURL ?? "http://\(http.address):\(http.port)"
+        nodeURL ?? publicURL ?? "\(tls.isEnabled ? "https" : "http")://\(http.address):\(http.port)"
     }
 
     /// Reads every key through `reader` (absent keys keep their defaults),
@@ -139,6 +157,10 @@ extension ServerConfiguration {
         http.port = try port("http.port", d.http.port)
         http.address = reader.string(forKey: "http.address", default: d.http.address)
         http.metricsAuth = reader.bool(forKey: "http.metricsAuth", default: d.http.metricsAuth)
+
+        tls.cert = reader.string(forKey: "tls.cert")
+        tls.key = reader.string(forKey: "tls.key")
+        tls.handshakeTimeoutSeconds = reader.double(forKey: "tls.handshakeTimeoutSeconds", default: d.tls.handshakeTimeoutSeconds)
 
         rtc.port = try port("rtc.port", d.rtc.port)
         rtc.workers = reader.int(forKey: "rtc.workers", default: d.rtc.workers)
@@ -231,6 +253,13 @@ extension ServerConfiguration {
         }
         if !turn.urls.isEmpty, turn.secret?.isEmpty ?? true {
             throw ConfigurationError("turn.secret (--turn-secret, VROOM_TURN_SECRET) is required with turn.urls")
+        }
+        guard (tls.cert == nil) == (tls.key == nil) else {
+            throw ConfigurationError(
+                "tls.cert (--tls-cert, VROOM_TLS_CERT) and tls.key (--tls-key, VROOM_TLS_KEY) go together: give both PEM files, or neither for plain HTTP")
+        }
+        guard tls.handshakeTimeoutSeconds > 0 else {
+            throw ConfigurationError("tls.handshakeTimeoutSeconds (--tls-handshake-timeout) must be positive")
         }
         guard apiKey != nil, apiSecret != nil else {
             throw ConfigurationError(

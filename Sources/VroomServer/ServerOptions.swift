@@ -19,6 +19,15 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "TCP port for HTTP: REST, signaling, demo page, /healthz, /readyz, /metrics.")
     var httpPort: UInt16?
 
+    @Option(help: "PEM certificate chain: serve HTTPS and WSS on the HTTP port (with --tls-key; reread on SIGHUP).")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Option(help: "Seconds a TLS handshake may take before the connection is closed (default 10).")
+    var tlsHandshakeTimeout: Double?
+
     @Flag(help: "Require the API key and secret (HTTP Basic) for GET /metrics.")
     var metricsAuth = false
 
@@ -120,6 +129,9 @@ struct ServerOptions: ParsableArguments {
         set("http.metricsAuth", metricsAuth ? .bool(true) : nil)
         set("http.address", httpAddress.map(ConfigContent.string))
         set("http.port", httpPort.map { .int(Int($0)) })
+        set("tls.cert", tlsCert.map(ConfigContent.string))
+        set("tls.key", tlsKey.map(ConfigContent.string))
+        set("tls.handshakeTimeoutSeconds", tlsHandshakeTimeout.map(ConfigContent.double))
         set("rtc.address", rtcAddress.map(ConfigContent.string))
         set("rtc.port", rtcPort.map { .int(Int($0)) })
         set("rtc.workers", rtcWorkers.map(ConfigContent.int))

@@ -83,6 +83,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try await options.resolvedConfiguration()
+        // The PEM files before anything starts: one that cannot serve exits 1.
+        let tls = try TLSFrontEnd.load(configuration.tls)
         unblockTerminationSignals()
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
@@ -271,18 +273,25 @@ struct Serve: AsyncParsableCommand {
         let address = configuration.http.address
         let app = Application(
             router: router,
-            server: signaling.httpServer,
+            server: tls?.httpServer(signaling, metrics: metrics) ?? signaling.httpServer,
             configuration: .init(address: .hostname(address, port: Int(configuration.http.port)), serverName: "vroom"),
             onServerRunning: { channel in
                 logger.info("http: listening on \(address):\(channel.localAddress?.port ?? 0)")
             },
             logger: Logger(label: "vroom.http"))
+        let reloader = await tls?.reloader(logger: Logger(label: "vroom.tls"))
+        if let tls {
+            logger.info("tls: HTTPS and WSS with \(tls.certificates.leafSummary); SIGHUP rereads the files")
+        }
         let recording = Task { await recorder.run() }
         // SIGTERM (systemd, docker stop) and SIGINT shut down gracefully, status 0.
         // The group stops its services last to first: the drain first (the
         // node reads `draining` while its rooms finish), then the HTTP server.
+        // The SIGHUP reloader (with TLS) first, so it stops last.
+        var members: [any Service] = [app, drain]
+        if let reloader { members.insert(reloader, at: 0) }
         let services = ServiceGroup(
-            configuration: .init(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: members, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         groupBox.value = services
         try await services.run()
         heartbeats?.cancel()

@@ -89,6 +89,10 @@ extension ServerProcessTests {
         "http.address": ("10.1.2.3", ["--http-address", "10.1.2.3"], "10.1.2.3"),
         "http.port": ("1234", ["--http-port", "1234"], 1234),
         "http.metricsAuth": ("true", ["--metrics-auth"], true),
+        // check-config does not read the files: serve does (TLSEndToEndTests).
+        "tls.cert": ("/etc/vroom/cert.pem", ["--tls-cert", "/etc/vroom/cert.pem"], "/etc/vroom/cert.pem"),
+        "tls.key": ("/etc/vroom/key.pem", ["--tls-key", "/etc/vroom/key.pem"], "/etc/vroom/key.pem"),
+        "tls.handshakeTimeoutSeconds": ("4.5", ["--tls-handshake-timeout", "4.5"], 4.5),
         "rtc.address": ("10.1.2.4", ["--rtc-address", "10.1.2.4"], "10.1.2.4"),
         "rtc.port": ("2345", ["--rtc-port", "2345"], 2345),
         "rtc.workers": ("3", ["--rtc-workers", "3"], 3),
