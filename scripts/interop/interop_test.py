@@ -34,6 +34,9 @@ Scenarios (default: all but the simulcast ones):
           node a killed (SIGKILL), everyone resumes at node b with the same
           room, participant and track SIDs, each subscriber decodes frames
           numbered above the last one before the kill within 10 s of it
+  turn    coturn on loopback; Chromium (iceTransportPolicy relay) and a
+          relay-only aiortc with joined's TURN credentials exchange media,
+          each selected path starting at a relay candidate
   drain   two nodes, a room on node a with an aiortc publisher and
           subscriber (no fallback): SIGTERM to node a; at --drain-timeout
           both get `reconnect`, resume at node b with the same room,
@@ -89,11 +92,12 @@ import tempfile
 import time
 import traceback
 import urllib.error
+import uuid
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from processes import ImpairmentRelay, PostgreSQL, VroomServer, find_binary, free_port  # noqa: E402
+from processes import Coturn, ImpairmentRelay, PostgreSQL, VroomServer, find_binary, free_port  # noqa: E402
 from vroom_client import Participant, ProtocolError, make_token, sdp_media_sections  # noqa: E402
 
 TONES = [440.0, 660.0, 880.0]
@@ -1899,6 +1903,82 @@ async def scenario_failover(report, context):
                      f"nothing above frame {before[subscriber.identity]} in {FAILOVER_DEADLINE + 5:.0f} s")
 
 
+# -- reaching the server from any network (issue 15, PROTOCOL.md 9) ----------
+
+async def scenario_turn(report, context):
+    """Issue 15 item 5: coturn on loopback (started here, use-auth-secret),
+    vroom-server handing out its credentials in `joined.iceServers`
+    (--turn-url, --turn-secret), and two clients that may use only their
+    TURN relay: Chromium (the demo page, `iceTransportPolicy: "relay"`) and
+    a relay-only aiortc. Each decodes the other's media, and every
+    connection's selected path starts at a relay candidate."""
+    from chromium import DemoPageBrowser
+
+    secret = uuid.uuid4().hex
+    coturn = Coturn(secret, log_path=os.path.join(context.log_dir, "turnserver-turn.log"))
+    context.processes.append(coturn)
+    await asyncio.to_thread(coturn.start)
+    server_log = os.path.join(context.log_dir, "vroom-server-turn.log")
+    context.server = VroomServer(context.server_binary, log_path=server_log,
+                                 extra_args=["--turn-url", coturn.url, "--turn-secret", secret])
+    await asyncio.to_thread(context.server.start)
+    print(f"    coturn on {coturn.url}; vroom-server on {context.server.url} (log {server_log})", flush=True)
+
+    room = "interop-turn"
+    aio = Participant(context.server.url, "aiortc", room, tone=TONES[1], log=context.log, read_numbers=False,
+                      ice_transport_policy="relay")
+    context.cleanup.append(aio.close)
+    await join_all(report, [aio])
+    report.check("joined carries coturn with a credential",
+                 any(coturn.url in (s.get("urls") if isinstance(s.get("urls"), list) else [s.get("urls")])
+                     and s.get("username") and s.get("credential") for s in aio.ice_servers),
+                 json.dumps(aio.ice_servers)[:200])
+    await publish_all(report, [aio])
+    browser = DemoPageBrowser(context.server.url, make_token("chrome", room), room, binary=context.chromium,
+                              log_path=os.path.join(context.log_dir, "chromium-turn.log"),
+                              query={"iceTransportPolicy": "relay"}, current_page=True)
+    context.cleanup.append(browser.close)
+    await browser.__aenter__()
+    print(f"    demo page served by {browser.served_by}", flush=True)
+
+    async def page(condition, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = await browser.state()
+            if condition(state):
+                return state
+            await asyncio.sleep(0.3)
+        return await browser.state()
+
+    state = await page(lambda s: s["joined"] and {"mic", "camera"} <= set(s["published"] or {}), 20)
+    report.check("Chromium joined and published", state["joined"], f"errors: {state.get('errors')}")
+    await wait_for_offers(report, [aio], {"aiortc": {("chrome", "mic"), ("chrome", "camera")}})
+    await wait_for_media_path(report, [aio])
+    state = await page(lambda s: s["pub"] == "connected" and s["sub"] == "connected", 30)
+    if state["pub"] != "connected" or state["sub"] != "connected":
+        report.stop("Chromium's connections through the relay", f"publisher {state['pub']}, subscriber {state['sub']}")
+
+    def chrome_video():
+        return aio.sinks_by_publisher().get(("chrome", "video"))
+
+    decoded = await wait_until(lambda: chrome_video() and len(chrome_video().frames) >= 30, 20)
+    report.check("aiortc decodes Chromium's video (30 frames)", decoded,
+                 f"{len(chrome_video().frames) if chrome_video() else 0} frames")
+    first = await browser.stats()
+    await asyncio.sleep(3)
+    second = await browser.stats()
+    frames = [(a["framesDecoded"], b["framesDecoded"]) for a, b in zip(first["inboundVideo"], second["inboundVideo"])]
+    report.check("Chromium decodes aiortc's video", frames and all(b > a for a, b in frames), f"{frames}")
+    paths = second.get("paths", {})
+    report.check("Chromium's publisher and subscriber paths start at a relay candidate",
+                 {role: p.get("candidateType") for role, p in paths.items()} == {"pub": "relay", "sub": "relay"},
+                 f"{paths}")
+    selected = aio.selected_candidates()
+    report.check("aiortc's publisher and subscriber paths start at a relay candidate",
+                 {role: kind for role, (kind, _) in selected.items()} == {"publisher": "relay", "subscriber": "relay"},
+                 f"{selected}")
+
+
 DRAIN_TIMEOUT = 4  # --drain-timeout of the drain scenario's nodes, seconds
 
 
@@ -2004,6 +2084,8 @@ SCENARIOS = {
     "drain": (f"SIGTERM to the node hosting a room: at --drain-timeout ({DRAIN_TIMEOUT} s) both aiortc "
               "participants get `reconnect`, resume at the other node with their SIDs, media flows, the node "
               "exits 0", scenario_drain),
+    "turn": ("relay only through coturn (TURN REST API credentials from joined): Chromium and aiortc exchange "
+             "media, every selected path a relay", scenario_turn),
     "bwe-3": ("downlink estimate: Chromium subscribers on 250 kbit/s, 800 kbit/s and unlimited links each get "
               "the layer their link carries", scenario_bwe_3),
     "bwe-cut": ("downlink estimate: a link cut to 250 kbit/s mid-call, then restored: down within 3 s, "
@@ -2024,6 +2106,8 @@ DEFAULT_SCENARIOS = [name for name in SCENARIOS if name not in BWE_SCENARIOS]
 SERVERLESS_SCENARIOS = {"self", "shape"}
 # Those that start a cluster of servers of their own (and its PostgreSQL).
 CLUSTER_SCENARIOS = {"failover", "drain"}
+# Those that start their one vroom-server themselves (with options of their own).
+OWN_SERVER_SCENARIOS = {"turn"}
 
 
 class Context:
@@ -2051,7 +2135,7 @@ async def run_scenario(name, args, log_dir):
     timeout = 300 if name in BWE_SCENARIOS else SCENARIO_TIMEOUT
     server_log = os.path.join(log_dir, f"vroom-server-{name}.log")
     try:
-        if name not in SERVERLESS_SCENARIOS | CLUSTER_SCENARIOS:
+        if name not in SERVERLESS_SCENARIOS | CLUSTER_SCENARIOS | OWN_SERVER_SCENARIOS:
             context.server = VroomServer(context.server_binary, log_path=server_log).start()
             print(f"    vroom-server on {context.server.url}, UDP {context.server.rtc_ports} (log {server_log})")
         await asyncio.wait_for(body(report, context), timeout)

@@ -181,6 +181,76 @@ class ImpairmentRelay:
         return self.final_counters
 
 
+class Coturn:
+    """coturn's `turnserver` on 127.0.0.1 (Debian's `coturn`, which
+    scripts/bootstrap.sh installs) with the TURN REST API's shared secret
+    (`use-auth-secret`), UDP only, relaying between loopback addresses (a
+    test's clients and server all sit on 127.0.0.1). `url` is a `turn.urls`
+    entry for it."""
+
+    def __init__(self, secret, log_path=None):
+        self.secret = secret
+        self.log_path = log_path
+        self.process = None
+        self.port = None
+        self.dir = None
+
+    def start(self, timeout=10):
+        binary = shutil.which("turnserver") or "/usr/bin/turnserver"
+        if not os.path.exists(binary):
+            raise RuntimeError("coturn is not installed (no turnserver): run scripts/bootstrap.sh")
+        self.dir = tempfile.mkdtemp(prefix="vroom-coturn-")
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        relay_base = 50000 + (os.getpid() * 100) % 9800  # a band of 100 relay ports
+        log = open(self.log_path or os.devnull, "w")
+        self.process = subprocess.Popen([
+            binary, "--use-auth-secret", f"--static-auth-secret={self.secret}", "--realm=vroom",
+            "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", f"--listening-port={self.port}",
+            f"--min-port={relay_base}", f"--max-port={relay_base + 99}", "--allow-loopback-peers",
+            "--no-tls", "--no-dtls", "--no-tcp", "--no-cli", "--log-file=stdout", "--simple-log",
+            f"--pidfile={self.dir}/turnserver.pid", f"--db={self.dir}/turndb",
+        ], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"turnserver exited with status {self.process.returncode} (log {self.log_path})")
+            if self._listening():
+                return self
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"turnserver did not listen on 127.0.0.1:{self.port} within {timeout} s")
+
+    def _listening(self):
+        """A STUN Binding request on its port gets an answer."""
+        request = bytes.fromhex("000100002112a442") + os.urandom(12)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(0.2)
+            s.sendto(request, ("127.0.0.1", self.port))
+            try:
+                return s.recv(1500)[8:20] == request[8:20]
+            except OSError:
+                return False
+
+    @property
+    def url(self):
+        return f"turn:127.0.0.1:{self.port}?transport=udp"
+
+    def allocations(self):
+        """Relay allocations its log shows (coturn logs each new one)."""
+        if not self.log_path or not os.path.exists(self.log_path):
+            return 0
+        return sum(1 for line in open(self.log_path, errors="replace") if "ALLOCATE" in line and "success" in line)
+
+    def stop(self):
+        stop_process(self.process)
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+
 class PostgreSQL:
     """A private PostgreSQL for a cluster of servers (PROTOCOL.md 8), as
     scripts/rest-conformance.sh starts one: initdb in a temp folder (as the

@@ -22,6 +22,11 @@ the same way when the participant has `fallback_urls` (like the SDK's
 it was on, with a short backoff, until the reconnect window of `joined`
 closes (PROTOCOL.md 3.6 and 8: a dead node's sessions resume at any node).
 Without fallbacks a dropped socket is left dropped.
+
+ICE servers come from `joined.iceServers` (PROTOCOL.md 9: TURN with
+expiring credentials); `ice_transport_policy="relay"` keeps the
+participant's media on its TURN relay, as `iceTransportPolicy: "relay"`
+does in a browser.
 """
 
 import asyncio
@@ -35,8 +40,8 @@ import uuid
 
 import aioice.ice
 import websockets
-from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
-from aiortc.rtcconfiguration import RTCBundlePolicy
+from aiortc import RTCConfiguration, RTCIceServer, RTCPeerConnection, RTCSessionDescription
+from aiortc.rtcconfiguration import RTCBundlePolicy, RTCIceTransportPolicy
 
 from media import NumberedVideoTrack, ToneTrack, TrackSink
 
@@ -132,7 +137,8 @@ class Participant:
 
     def __init__(self, http_url, identity, room, tone=440.0, relay_port=None, log=print,
                  video_size=(320, 240), publish_audio=True, publish_video=True, token=None, amplitude=10000,
-                 read_numbers=True, video_priority=None, video_noise=False, fallback_urls=()):
+                 read_numbers=True, video_priority=None, video_noise=False, fallback_urls=(),
+                 ice_transport_policy="all"):
         self.http_url = http_url.rstrip("/")
         self.identity = identity
         self.room = room
@@ -148,6 +154,8 @@ class Participant:
         self.video_noise = video_noise  # noisy frames: the encoder spends its whole target bitrate
         self.video_priority = video_priority  # the camera's `priority` in `tracks` (PROTOCOL.md 7); None: not sent
         self.fallback_urls = [u.rstrip("/") for u in fallback_urls]  # base URLs a dropped socket resumes at
+        self.ice_transport_policy = RTCIceTransportPolicy(ice_transport_policy)  # "relay": TURN only
+        self.ice_servers = []  # joined's iceServers
         self.ws = None
         self.signal_url = None  # the signaling URL of the current socket (no token)
         self.home_url = None  # the signaling URL of the latest `joined`
@@ -311,6 +319,7 @@ class Participant:
                 lambda m: m.get("id") == message["id"] or m.get("type") == "redirect", start=start)
             if reply["type"] == "joined":
                 self.session_token = reply.get("sessionToken")
+                self.ice_servers = reply.get("iceServers") or []
                 self.reconnect_window = float(reply.get("reconnectWindowSeconds", self.reconnect_window))
                 self.home_url = url
                 self._joined_ws = self.ws
@@ -391,7 +400,7 @@ class Participant:
         """A new publisher connection with the tracks `names`: a new tone and
         a video whose frame numbers go on from the old one (fresh sources, so
         their real-time pacing does not burst to catch up on the move)."""
-        self.pc_pub = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+        self.pc_pub = RTCPeerConnection(self._rtc_configuration())
         self.pc_pub.on("connectionstatechange", lambda: self._connection_state("publisher", self.pc_pub))
         self.pub_transceivers = {}
         if "mic" in names:
@@ -402,10 +411,32 @@ class Participant:
             self.pub_transceivers["camera"] = self.pc_pub.addTransceiver(self.video_source, direction="sendonly")
         return await self.renegotiate_publisher()
 
+    def _rtc_configuration(self):
+        """max-bundle, with joined's ICE servers and the transport policy."""
+        servers = [RTCIceServer(urls=s["urls"], username=s.get("username"), credential=s.get("credential"))
+                   for s in self.ice_servers]
+        return RTCConfiguration(iceServers=servers, iceTransportPolicy=self.ice_transport_policy,
+                                bundlePolicy=RTCBundlePolicy.MAX_BUNDLE)
+
+    def selected_candidates(self):
+        """{"publisher"|"subscriber": (local candidate type, its transport)}
+        of each connection's nominated ICE pair (aioice's own state: aiortc
+        has no getStats for it)."""
+        out = {}
+        for role, pc in (("publisher", self.pc_pub), ("subscriber", self.pc_sub)):
+            transceivers = pc.getTransceivers() if pc is not None else []
+            if not transceivers or transceivers[0].sender.transport is None:
+                continue
+            connection = transceivers[0].sender.transport.transport._connection
+            pair = next(iter(connection._nominated.values()), None)
+            if pair is not None:
+                out[role] = (pair.local_candidate.type, pair.local_candidate.transport)
+        return out
+
     async def publish(self):
         """Creates the publisher connection with a tone and numbered video and
         publishes them; True when aiortc accepted the server's answer."""
-        self.pc_pub = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+        self.pc_pub = RTCPeerConnection(self._rtc_configuration())
         self.pc_pub.on("connectionstatechange", lambda: self._connection_state("publisher", self.pc_pub))
         if self.publish_audio:
             self.audio_source = ToneTrack(self.tone, self.amplitude)
@@ -482,7 +513,7 @@ class Participant:
             sdp = None
             try:
                 if self.pc_sub is None:
-                    self.pc_sub = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+                    self.pc_sub = RTCPeerConnection(self._rtc_configuration())
                     pc = self.pc_sub
                     pc.on("track", lambda track, pc=pc: self._on_track(pc, track))
                     pc.on("connectionstatechange", lambda pc=pc: self._connection_state("subscriber", pc))

@@ -27,6 +27,8 @@
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
 const rtcConfig = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };  // iceServers: from joined
+// ?iceTransportPolicy=relay: media only through the TURN server of joined.iceServers.
+if (params.get("iceTransportPolicy") === "relay") rtcConfig.iceTransportPolicy = "relay";
 const simulcast = params.get("simulcast") !== "0";
 const publishMedia = params.get("publish") !== "0";
 const sendsContentPreferences = params.get("contentPreferences") !== "0";
@@ -536,6 +538,16 @@ async function summary() {
       frameHeight: s.frameHeight || 0, framesPerSecond: s.framesPerSecond || 0, active: s.active !== false,
       qualityLimitationReason: s.qualityLimitationReason || null });
     (s.kind === "video" ? out.outboundVideo : out.outboundAudio).push(entry);
+  }
+  // The selected ICE path of each connection: the local candidate's type
+  // (host, relay...) and protocol.
+  out.paths = {};
+  for (const [role, pc] of [["pub", vroom.pcPub], ["sub", vroom.pcSub]]) {
+    const stats = await collect(pc);
+    const transport = stats.find((s) => s.type === "transport" && s.selectedCandidatePairId);
+    const pair = transport && stats.find((s) => s.id === transport.selectedCandidatePairId);
+    const local = pair && stats.find((s) => s.id === pair.localCandidateId);
+    if (local) out.paths[role] = { candidateType: local.candidateType, protocol: local.protocol };
   }
   return out;
 }
