@@ -18,15 +18,25 @@ static void to_slot(const struct sockaddr_storage *ss, vroom_datagram *d) {
         memcpy(d->address, &sin->sin_addr, 4);
     } else if (ss->ss_family == AF_INET6) {
         const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
-        d->family = 6;
         d->port = ntohs(sin6->sin6_port);
-        memcpy(d->address, &sin6->sin6_addr, 16);
+        if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+            // An IPv4 peer of a dual-stack socket: family 4, as on an IPv4
+            // socket (one key per peer, and STUN answers with its IPv4).
+            d->family = 4;
+            memcpy(d->address, (const uint8_t *)&sin6->sin6_addr + 12, 4);
+        } else {
+            d->family = 6;
+            memcpy(d->address, &sin6->sin6_addr, 16);
+        }
     } else {
         d->family = 0;
         d->port = 0;
     }
 }
 
+// Family 4 goes out as a sockaddr_in also on a dual-stack IPv6 socket:
+// Linux's udpv6_sendmsg hands AF_INET destinations to IPv4 unless the
+// socket is IPV6_V6ONLY.
 static socklen_t from_slot(uint8_t family, uint16_t port, const uint8_t *address, struct sockaddr_storage *ss) {
     memset(ss, 0, sizeof(*ss));
     if (family == 6) {

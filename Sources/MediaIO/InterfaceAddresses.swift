@@ -41,9 +41,21 @@ public enum InterfaceAddresses {
         return result
     }
 
-    /// The default announced addresses: every non-loopback address, else 127.0.0.1.
-    public static func defaultAnnounced() -> [String] {
-        let found = nonLoopback()
-        return found.isEmpty ? ["127.0.0.1"] : found
+    /// The default announced addresses for workers bound to `bindAddress`
+    /// (PROTOCOL.md section 9: only addresses a worker is bound to): that
+    /// address itself when it is one; for `0.0.0.0` every non-loopback
+    /// IPv4 address, for `::` (dual-stack) every non-loopback IPv4 and
+    /// IPv6 one; else the loopback address of the bound family.
+    public static func defaultAnnounced(bindAddress: String, interfaces: [String] = nonLoopback()) -> [String] {
+        let ipv6 = bindAddress.contains(":")
+        switch bindAddress {
+        case "0.0.0.0":
+            let found = interfaces.filter { !$0.contains(":") }
+            return found.isEmpty ? ["127.0.0.1"] : found
+        case "::":
+            return interfaces.isEmpty ? ["127.0.0.1"] : interfaces
+        default:
+            return [bindAddress.isEmpty ? (ipv6 ? "::1" : "127.0.0.1") : bindAddress]
+        }
     }
 }

@@ -68,8 +68,12 @@ public final class MediaPlane: Sendable {
 
     /// The server's transport in SDP for a connection on `worker`.
     func negotiationTransport(ice: ICECredentials, worker: Int) -> NegotiationTransport {
-        let port = workers[worker].socket.localPort
+        let socket = workers[worker].socket
+        let port = socket.localPort
+        // Only what the socket can answer from: an IPv6 address on an
+        // IPv4 socket (or the reverse) would be a candidate nobody reaches.
         let candidates = configuration.announcedAddresses.compactMap { MediaConfiguration.address($0, port: port) }
+            .filter { socket.families.contains($0.family) }
         return NegotiationTransport(ice: ice, fingerprint: certificate.fingerprint, candidates: candidates)
     }
 

@@ -28,7 +28,7 @@ extension RoomCore {
         if let override = options.mediaServerAddressOverride, let colon = override.lastIndex(of: ":"),
             let port = UInt16(override[override.index(after: colon)...])
         {
-            configuration.serverAddressOverride = ServerDescription.ipv4(String(override[..<colon]), port: port)
+            configuration.serverAddressOverride = ServerDescription.address(String(override[..<colon]), port: port)
         }
         let engine = try MediaEngine(eventLoop: eventLoop, configuration: configuration) { [unowned self] event in
             self.handle(event)

@@ -22,7 +22,9 @@ struct ServerConfiguration: Encodable, Equatable {
         /// Worker k listens on `port + k`; 0 lets the kernel choose.
         var port: UInt16 = 7882
         var workers: Int = ProcessInfo.processInfo.activeProcessorCount
-        var address: String = "0.0.0.0"
+        /// `::` binds dual-stack (IPv4 and IPv6 peers; IPv4 alone where the
+        /// kernel has no IPv6).
+        var address: String = "::"
         /// Addresses put in ICE candidates; empty means "derive" (PROTOCOL.md section 1).
         var announceIPs: [String] = []
         /// RFC 7675 consent: media stops this long after the last valid check (53405).
@@ -138,7 +140,7 @@ extension ServerConfiguration {
     /// `nodeURL`, else the public URL, else this node's HTTP address
     /// (`https` with TLS, so redirects and moves name `wss://`).
     var resolvedNodeURL: String {
-        nodeURL ?? publicURL ?? "\(tls.isEnabled ? "https" : "http")://\(http.address):\(http.port)"
+        nodeURL ?? publicURL ?? "\(tls.isEnabled ? "https" : "http")://\(Self.urlHost(http.address)):\(http.port)"
     }
 
     /// Reads every key through `reader` (absent keys keep their defaults),
@@ -213,9 +215,10 @@ extension ServerConfiguration {
         }
         logLevel = parsedLevel
         if dev {
-            http.address = "127.0.0.1"
-            rtc.address = "127.0.0.1"
-            if rtc.announceIPs.isEmpty { rtc.announceIPs = ["127.0.0.1"] }
+            // Loopback only: 127.0.0.1, or ::1 when asked for.
+            if http.address != "::1" { http.address = "127.0.0.1" }
+            if rtc.address != "::1" { rtc.address = "127.0.0.1" }
+            if rtc.announceIPs.isEmpty { rtc.announceIPs = [rtc.address] }
             if apiKey == nil { apiKey = "devkey" }
             if apiSecret == nil { apiSecret = "devsecret" }
         }
@@ -253,6 +256,20 @@ extension ServerConfiguration {
         }
         if !turn.urls.isEmpty, turn.secret?.isEmpty ?? true {
             throw ConfigurationError("turn.secret (--turn-secret, VROOM_TURN_SECRET) is required with turn.urls")
+        }
+        for ip in rtc.announceIPs {
+            guard let family = Self.family(of: ip) else {
+                throw ConfigurationError("rtc.announceIPs (--announce-ip, VROOM_RTC_ANNOUNCE_IPS) must be IP addresses, not '\(ip)'")
+            }
+            guard let bound = Self.family(of: rtc.address) else {
+                throw ConfigurationError("rtc.address (--rtc-address, VROOM_RTC_ADDRESS) must be an IP address, not '\(rtc.address)'")
+            }
+            // PROTOCOL.md section 9: only what the workers can answer from.
+            if family != bound && rtc.address != "::" {
+                throw ConfigurationError(
+                    "--announce-ip \(ip) is IPv\(family == AF_INET ? 4 : 6), but the media workers bind \(rtc.address) only: "
+                        + "bind :: (dual-stack, the default) to announce both")
+            }
         }
         guard (tls.cert == nil) == (tls.key == nil) else {
             throw ConfigurationError(
@@ -306,5 +323,21 @@ extension ServerConfiguration {
     var turnConfiguration: TURNConfiguration? {
         guard !turn.urls.isEmpty, let secret = turn.secret else { return nil }
         return TURNConfiguration(urls: turn.urls, secret: secret, ttl: turn.ttl)
+    }
+}
+
+extension ServerConfiguration {
+    /// AF_INET or AF_INET6 for an IP address in text; nil for anything else.
+    static func family(of address: String) -> Int32? {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, address, &v4) == 1 { return AF_INET }
+        if inet_pton(AF_INET6, address, &v6) == 1 { return AF_INET6 }
+        return nil
+    }
+
+    /// An address as a URL's host: IPv6 in brackets.
+    static func urlHost(_ address: String) -> String {
+        address.contains(":") ? "[\(address)]" : address
     }
 }

@@ -101,7 +101,8 @@ struct Serve: AsyncParsableCommand {
         // participants can fail at once, and 10 s of one quality event a
         // second from each of 1,000 participants).
         let (mediaEvents, mediaEventInput) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(10_000))
-        let announced = configuration.rtc.announceIPs.isEmpty ? InterfaceAddresses.defaultAnnounced() : configuration.rtc.announceIPs
+        let announced = configuration.rtc.announceIPs.isEmpty
+            ? InterfaceAddresses.defaultAnnounced(bindAddress: configuration.rtc.address) : configuration.rtc.announceIPs
         let plane = try MediaPlane(
             configuration: MediaConfiguration(
                 bindAddress: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers,
@@ -276,7 +277,7 @@ struct Serve: AsyncParsableCommand {
             server: tls?.httpServer(signaling, metrics: metrics) ?? signaling.httpServer,
             configuration: .init(address: .hostname(address, port: Int(configuration.http.port)), serverName: "vroom"),
             onServerRunning: { channel in
-                logger.info("http: listening on \(address):\(channel.localAddress?.port ?? 0)")
+                logger.info("http: listening on \(ServerConfiguration.urlHost(address)):\(channel.localAddress?.port ?? 0)")
             },
             logger: Logger(label: "vroom.http"))
         let reloader = await tls?.reloader(logger: Logger(label: "vroom.tls"))

@@ -278,20 +278,44 @@ final class EnginePeerConnection: @unchecked Sendable {
 
     private func socketAddress(_ address: STUNAddress) -> SocketAddress? {
         if let cached = addresses[address] { return cached }
-        guard let ipv4 = address.ipv4 else { return nil }
-        var raw = sockaddr_in()
-        raw.sin_family = sa_family_t(AF_INET)
-        raw.sin_port = address.port.bigEndian
-        raw.sin_addr.s_addr = ipv4.bigEndian
-        let socketAddress = SocketAddress(raw, host: "")
+        let socketAddress: SocketAddress
+        if let ipv4 = address.ipv4 {
+            var raw = sockaddr_in()
+            raw.sin_family = sa_family_t(AF_INET)
+            raw.sin_port = address.port.bigEndian
+            raw.sin_addr.s_addr = ipv4.bigEndian
+            socketAddress = SocketAddress(raw, host: "")
+        } else {
+            var raw = sockaddr_in6()
+            raw.sin6_family = sa_family_t(AF_INET6)
+            raw.sin6_port = address.port.bigEndian
+            address.withUnsafeAddressBytes { bytes in
+                withUnsafeMutableBytes(of: &raw.sin6_addr) { $0.copyMemory(from: bytes) }
+            }
+            socketAddress = SocketAddress(raw, host: "")
+        }
         if addresses.count > 16 { addresses.removeAll() }
         addresses[address] = socketAddress
         return socketAddress
     }
 
     static func stunAddress(_ address: SocketAddress) -> STUNAddress? {
-        guard case .v4(let v4) = address else { return nil }
-        return STUNAddress(ipv4: UInt32(bigEndian: v4.address.sin_addr.s_addr), port: UInt16(bigEndian: v4.address.sin_port))
+        switch address {
+        case .v4(let v4):
+            return STUNAddress(ipv4: UInt32(bigEndian: v4.address.sin_addr.s_addr), port: UInt16(bigEndian: v4.address.sin_port))
+        case .v6(let v6):
+            var raw = v6.address.sin6_addr
+            let port = UInt16(bigEndian: v6.address.sin6_port)
+            return withUnsafeBytes(of: &raw) { bytes in
+                // An IPv4 peer of a dual-stack socket (::ffff:a.b.c.d) is IPv4.
+                if bytes.prefix(10).allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                    return STUNAddress(addressBytes: UnsafeRawBufferPointer(rebasing: bytes[12...]), port: port)
+                }
+                return STUNAddress(addressBytes: bytes, port: port)
+            }
+        default:
+            return nil
+        }
     }
 }
 

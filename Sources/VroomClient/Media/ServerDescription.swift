@@ -2,6 +2,10 @@ import Packets
 import SDP
 import WebRTC
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the client reads from a server description (publish answer or
 /// subscriber offer): the transport of the BUNDLE-tagged m-line and, per
 /// m-line, its mid, kind, direction, codec payload type, SSRC, RTX
@@ -27,7 +31,7 @@ struct ServerDescription {
     var sdp: SessionDescription
     var remote: RemoteTransportParameters
     var setup: SDPSetupRole?
-    /// UDP host candidates (IPv4) of the tagged m-line.
+    /// UDP host candidates (IPv4 and IPv6) of the tagged m-line.
     var candidates: [STUNAddress]
     var media: [Media]
 
@@ -57,7 +61,7 @@ struct ServerDescription {
         setup = tagged.setup(in: sdp)
         candidates = tagged.candidates.compactMap { candidate in
             guard candidate.isUDP, candidate.component == 1 else { return nil }
-            return Self.ipv4(candidate.address, port: candidate.port)
+            return Self.address(candidate.address, port: candidate.port)
         }
         media = sdp.media.map { description in
             let kind = TrackKind(description.kind)
@@ -88,29 +92,34 @@ struct ServerDescription {
     }
 
     /// The candidate to check: the override, else one on the bind host's
-    /// address, else the first IPv4 one.
+    /// address, else the first the bound socket reaches (an IPv4 socket
+    /// IPv4 ones; an IPv6 one IPv6 ones, and IPv4 ones too when it is the
+    /// dual-stack `::`).
     func target(bindHost: String, override: STUNAddress?) throws(MediaEngineError) -> STUNAddress {
         if let override { return override }
-        if let bound = Self.ipv4(bindHost, port: 0),
-            let same = candidates.first(where: { $0.ipv4 == bound.ipv4 })
-        {
+        let bound = Self.address(bindHost, port: 0)
+        if let bound, let same = candidates.first(where: { var host = $0; host.port = 0; return host == bound }) {
             return same
         }
-        guard let first = candidates.first else {
-            throw .remoteDescription("server description has no IPv4 UDP candidate")
+        let ipv6 = bound?.family == .ipv6
+        let reachable = candidates.filter { ipv6 ? ($0.family == .ipv6 || bindHost == "::") : $0.family == .ipv4 }
+        // A dual-stack socket tries IPv6 first (RFC 8421's preference).
+        guard let first = reachable.first(where: { $0.family == .ipv6 }) ?? reachable.first else {
+            throw .remoteDescription("server description has no IPv\(ipv6 ? 6 : 4) UDP candidate for a socket on \(bindHost)")
         }
         return first
     }
 
-    /// `a.b.c.d` as an address; nil for anything else.
-    static func ipv4(_ text: String, port: UInt16) -> STUNAddress? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        var value: UInt32 = 0
-        for part in parts {
-            guard let byte = UInt8(part) else { return nil }
-            value = value << 8 | UInt32(byte)
+    /// `a.b.c.d` or an IPv6 address as an address; nil for anything else.
+    static func address(_ text: String, port: UInt16) -> STUNAddress? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            return withUnsafeBytes(of: &v4) { STUNAddress(addressBytes: $0, port: port) }
         }
-        return STUNAddress(ipv4: value, port: port)
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { STUNAddress(addressBytes: $0, port: port) }
+        }
+        return nil
     }
 }
