@@ -87,6 +87,27 @@ extension ClientProcessTests {
         #expect(verdict["passed"] as? Bool == true, "\(verdict)")
     }
 
+    /// Issue 15 item 3: the load tester's media over IPv6 only (the
+    /// server's worker on ::1, its participants' sockets on ::1): every
+    /// participant joins and the subscribers decode what was sent.
+    @Test(.enabled(if: IPv6EndToEndTests.hasIPv6Loopback, "no IPv6 on loopback here"))
+    func anIPv6RunJoinsEveryoneAndDecodes() throws {
+        let (server, port) = try ServerProcess.dev(["--rtc-address", "::1"])
+        defer { server.stop() }
+        let (out, err, status) = try Self.loadTest([
+            "--scenario", Self.smokeScenario, "--url", "http://127.0.0.1:\(port)", "--media-bind-host", "::1",
+            "--duration", "3", "--json", "--quiet",
+        ])
+        #expect(status == 0, "vroom-loadtest failed:\n\(err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report:\n\(err)")
+        let participants = try #require(report["participants"] as? [String: Any])
+        #expect(participants["joined"] as? Int == 3 && participants["failed"] as? Int == 0, "\(participants)")
+        let tracks = try #require(report["tracks"] as? [[String: Any]])
+        let video = try #require(tracks.first { $0["kind"] as? String == "video" })
+        let sampled = try #require(video["sampled"] as? [[String: Any]])
+        #expect(!sampled.isEmpty && sampled.allSatisfy { ($0["frameRatio"] as? Double ?? 0) >= 0.9 }, "\(sampled)")
+    }
+
     /// Issue 14 item 9: against a three-node cluster on a test-started
     /// PostgreSQL, rooms created round-robin (`--node`) land on every node,
     /// and the report gives each node's participants and CPU.

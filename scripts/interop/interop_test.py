@@ -37,6 +37,8 @@ Scenarios (default: all but the simulcast ones):
   turn    coturn on loopback; Chromium (iceTransportPolicy relay) and a
           relay-only aiortc with joined's TURN credentials exchange media,
           each selected path starting at a relay candidate
+  ipv6    vroom-server on ::1 alone (HTTP and media) and two aiortc
+          clients on ::1 alone: they join, media flows, every path IPv6
   drain   two nodes, a room on node a with an aiortc publisher and
           subscriber (no fallback): SIGTERM to node a; at --drain-timeout
           both get `reconnect`, resume at node b with the same room,
@@ -98,7 +100,7 @@ from collections import Counter
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from processes import Coturn, ImpairmentRelay, PostgreSQL, VroomServer, find_binary, free_port  # noqa: E402
-from vroom_client import Participant, ProtocolError, make_token, sdp_media_sections  # noqa: E402
+from vroom_client import Participant, ProtocolError, make_token, sdp_media_sections, use_host_addresses  # noqa: E402
 
 TONES = [440.0, 660.0, 880.0]
 VIDEO_SIZE = (320, 240)
@@ -1975,8 +1977,60 @@ async def scenario_turn(report, context):
                  f"{paths}")
     selected = aio.selected_candidates()
     report.check("aiortc's publisher and subscriber paths start at a relay candidate",
-                 {role: kind for role, (kind, _) in selected.items()} == {"publisher": "relay", "subscriber": "relay"},
+                 {role: kind for role, (kind, *_) in selected.items()} == {"publisher": "relay", "subscriber": "relay"},
                  f"{selected}")
+
+
+async def scenario_ipv6(report, context):
+    """Issue 15 items 3 and 5: a server on ::1 alone (HTTP, signaling and
+    its media worker, which announces ::1 only) and two aiortc clients on
+    ::1 alone (signaling to ws://[::1]:port, host candidates on ::1): they
+    join, the subscriber decodes the publisher's numbered frames, and every
+    selected path is IPv6."""
+    server_log = os.path.join(context.log_dir, "vroom-server-ipv6.log")
+    try:
+        context.server = VroomServer(context.server_binary, log_path=server_log,
+                                     extra_args=["--http-address", "::1", "--rtc-address", "::1"])
+        await asyncio.to_thread(context.server.start)
+    except RuntimeError as error:
+        if "Cannot assign requested address" in str(error) or "EADDRNOTAVAIL" in str(error):
+            print("    SKIP ipv6: no ::1 here", flush=True)
+            return
+        raise
+    print(f"    vroom-server on {context.server.url}, UDP {context.server.rtc_ports} (log {server_log})", flush=True)
+    use_host_addresses(["::1"])
+
+    async def back_to_ipv4():
+        use_host_addresses(["127.0.0.1"])
+
+    context.cleanup.append(back_to_ipv4)
+    publisher = Participant(context.server.url, "pub6", "interop-ipv6", tone=TONES[0], log=context.log)
+    subscriber = Participant(context.server.url, "sub6", "interop-ipv6", log=context.log, publish_audio=False,
+                             publish_video=False)
+    participants = [publisher, subscriber]
+    context.cleanup.extend(p.close for p in participants)
+    await join_all(report, participants)
+    report.check("both signaled to the server at [::1]",
+                 all(p.signal_url.startswith("ws://[::1]:") for p in participants),
+                 ", ".join(p.signal_url for p in participants))
+    await publish_all(report, [publisher])
+    await wait_for_offers(report, [subscriber], {"sub6": {("pub6", "mic"), ("pub6", "camera")}})
+    await wait_for_media_path(report, participants)
+
+    def video():
+        return subscriber.sinks_by_publisher().get(("pub6", "video"))
+
+    decoded = await wait_until(lambda: video() and len(video().numbers()) >= 30, 20)
+    report.check("sub6 decodes pub6's numbered frames over IPv6", decoded,
+                 f"{len(video().numbers()) if video() else 0} frames")
+    paths = {p.identity: p.selected_candidates() for p in participants}
+    report.check("every selected path is ::1 to ::1",
+                 all(host == "::1" for selected in paths.values() for _, _, host in selected.values())
+                 and paths["pub6"] and paths["sub6"], f"{paths}")
+    candidates = [line for _, offer in subscriber.offers for line in offer["sdp"].splitlines()
+                  if line.startswith("a=candidate:")]
+    report.check("the server's offer announces ::1 only", candidates and all(" ::1 " in c for c in candidates),
+                 "; ".join(candidates))
 
 
 DRAIN_TIMEOUT = 4  # --drain-timeout of the drain scenario's nodes, seconds
@@ -2081,6 +2135,7 @@ SCENARIOS = {
                   scenario_sim_plain),
     "failover": ("kill -9 of the node hosting two rooms: every aiortc participant resumes at the other node "
                  "with its SIDs, each subscriber decodes again within 10 s", scenario_failover),
+    "ipv6": ("a server and two aiortc clients on ::1 alone: join, media, every path IPv6", scenario_ipv6),
     "drain": (f"SIGTERM to the node hosting a room: at --drain-timeout ({DRAIN_TIMEOUT} s) both aiortc "
               "participants get `reconnect`, resume at the other node with their SIDs, media flows, the node "
               "exits 0", scenario_drain),
@@ -2107,7 +2162,7 @@ SERVERLESS_SCENARIOS = {"self", "shape"}
 # Those that start a cluster of servers of their own (and its PostgreSQL).
 CLUSTER_SCENARIOS = {"failover", "drain"}
 # Those that start their one vroom-server themselves (with options of their own).
-OWN_SERVER_SCENARIOS = {"turn"}
+OWN_SERVER_SCENARIOS = {"turn", "ipv6"}
 
 
 class Context:

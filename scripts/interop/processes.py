@@ -62,6 +62,7 @@ class VroomServer:
         self.log_path = log_path
         self.process = None
         self.http_port = None
+        self.http_host = "127.0.0.1"  # as the log says it listens ([::1] for IPv6)
         self.rtc_ports = []
         self.log_lines = []
 
@@ -76,9 +77,11 @@ class VroomServer:
                 if log_file:
                     log_file.write(line)
                     log_file.flush()
-                match = re.search(r"http: listening on [0-9.]+:(\d+)", line)
+                match = re.search(r"http: listening on ([0-9.]+|\[[0-9a-fA-F:]+\]):(\d+)", line)
                 if match:
-                    self.http_port = int(match.group(1))
+                    host = match.group(1)
+                    self.http_host = "127.0.0.1" if host == "0.0.0.0" else "[::1]" if host == "[::]" else host
+                    self.http_port = int(match.group(2))
                     found.set()
             if log_file:
                 log_file.close()
@@ -96,7 +99,7 @@ class VroomServer:
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.http_port}"
+        return f"http://{self.http_host}:{self.http_port}"
 
     def get(self, path, auth=True):
         request = urllib.request.Request(self.url + path)

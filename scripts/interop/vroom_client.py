@@ -46,9 +46,18 @@ from aiortc.rtcconfiguration import RTCBundlePolicy, RTCIceTransportPolicy
 from media import NumberedVideoTrack, ToneTrack, TrackSink
 
 
+# aioice skips loopback interfaces; INTEROP.md: keep tests on 127.0.0.1
+# (or on ::1 alone: `use_host_addresses(["::1"])`).
+HOST_ADDRESSES = ["127.0.0.1"]
+
+
+def use_host_addresses(addresses):
+    """The addresses aioice gathers host candidates on from now on."""
+    HOST_ADDRESSES[:] = addresses
+
+
 def loopback_only(*args, **kwargs):
-    # aioice skips loopback interfaces; INTEROP.md: keep tests on 127.0.0.1.
-    return ["127.0.0.1"]
+    return list(HOST_ADDRESSES)
 
 
 aioice.ice.get_host_addresses = loopback_only
@@ -419,7 +428,7 @@ class Participant:
                                 bundlePolicy=RTCBundlePolicy.MAX_BUNDLE)
 
     def selected_candidates(self):
-        """{"publisher"|"subscriber": (local candidate type, its transport)}
+        """{"publisher"|"subscriber": (local candidate type, its transport, its address)}
         of each connection's nominated ICE pair (aioice's own state: aiortc
         has no getStats for it)."""
         out = {}
@@ -430,7 +439,7 @@ class Participant:
             connection = transceivers[0].sender.transport.transport._connection
             pair = next(iter(connection._nominated.values()), None)
             if pair is not None:
-                out[role] = (pair.local_candidate.type, pair.local_candidate.transport)
+                out[role] = (pair.local_candidate.type, pair.local_candidate.transport, pair.local_candidate.host)
         return out
 
     async def publish(self):

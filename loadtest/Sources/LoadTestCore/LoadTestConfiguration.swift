@@ -27,6 +27,8 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     public var downlinkKbps: DownlinkGroups?
     /// `vroom-impair` for the shaped groups; nil: found beside the tool or on PATH.
     public var impairPath: String?
+    /// Where the participants' media sockets bind (`--media-bind-host`); nil: the SDK's default.
+    public var mediaBindHost: String?
     public var duration: Double = 30
     public var ramp: Double = 5
     public var settle: Double = 2
@@ -96,6 +98,7 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         c.renderChangeAfter = o.renderChangeAfter ?? c.renderChangeAfter
         c.downlinkKbps = o.downlinkKbps ?? c.downlinkKbps
         c.impairPath = o.impairPath
+        c.mediaBindHost = o.mediaBindHost
         c.duration = o.duration ?? c.duration
         c.ramp = o.ramp ?? c.ramp
         c.settle = o.settle ?? c.settle

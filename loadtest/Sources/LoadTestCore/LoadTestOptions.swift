@@ -82,6 +82,9 @@ public struct LoadTestOptions: ParsableArguments, Sendable {
     @Option(help: "Seconds a join may take before it counts as failed. Default 20.")
     public var joinTimeout: Double?
 
+    @Option(help: "Local address the participants' media sockets bind to: 0.0.0.0 (default), ::1 or another IPv6 address for media over IPv6 (the server must announce one).")
+    public var mediaBindHost: String?
+
     @Option(help: "Prefix of the created rooms' unique names. Default loadtest.")
     public var roomPrefix: String?
 

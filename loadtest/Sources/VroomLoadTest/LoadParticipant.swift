@@ -55,6 +55,7 @@ actor LoadParticipant {
     ) async -> JoinRecord {
         var options = ConnectOptions(token: token, roomName: plan.roomName)
         options.mediaServerAddressOverride = mediaServer
+        if let host = c.mediaBindHost { options.mediaBindHost = host }
         options.eventLoopGroup = group
         options.delegateQueue = Self.delegateQueue
         options.decodesRemoteVideo = plan.decodesVideo
