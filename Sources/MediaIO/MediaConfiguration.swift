@@ -35,21 +35,4 @@ public struct MediaConfiguration: Sendable {
         self.announcedAddresses = announcedAddresses
         self.consentTimeoutSeconds = consentTimeoutSeconds
     }
-
-    /// `192.0.2.1` or `2001:db8::1` with `port`, or nil when it does not parse.
-    static func address(_ text: String, port: UInt16) -> STUNAddress? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { STUNAddress(addressBytes: $0, port: port) }
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { STUNAddress(addressBytes: $0, port: port) }
-        }
-        return nil
-    }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -72,7 +72,7 @@ public final class MediaPlane: Sendable {
         let port = socket.localPort
         // Only what the socket can answer from: an IPv6 address on an
         // IPv4 socket (or the reverse) would be a candidate nobody reaches.
-        let candidates = configuration.announcedAddresses.compactMap { MediaConfiguration.address($0, port: port) }
+        let candidates = configuration.announcedAddresses.compactMap { STUNAddress(text: $0, port: port) }
             .filter { socket.families.contains($0.family) }
         return NegotiationTransport(ice: ice, fingerprint: certificate.fingerprint, candidates: candidates)
     }

@@ -1,5 +1,6 @@
 import Codecs
 import NIOCore
+import Packets
 
 extension RoomCore {
     /// The tracks to publish now: the local participant's, or before
@@ -28,7 +29,7 @@ extension RoomCore {
         if let override = options.mediaServerAddressOverride, let colon = override.lastIndex(of: ":"),
             let port = UInt16(override[override.index(after: colon)...])
         {
-            configuration.serverAddressOverride = ServerDescription.address(String(override[..<colon]), port: port)
+            configuration.serverAddressOverride = STUNAddress(text: String(override[..<colon]), port: port)
         }
         let engine = try MediaEngine(eventLoop: eventLoop, configuration: configuration) { [unowned self] event in
             self.handle(event)

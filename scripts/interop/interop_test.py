@@ -1813,6 +1813,11 @@ async def start_cluster(context, names, extra_args=()):
     return nodes
 
 
+def failed_stages(participant):
+    """What went wrong for `participant`, its failed stages joined."""
+    return "; ".join(f"{name}: {detail}" for name, (ok, detail) in participant.stages.items() if not ok)
+
+
 def first_frame_above(sinks, number, since):
     """(monotonic time, number) of the first frame numbered above `number`
     that one of `sinks` decoded at or after `since`, or None."""
@@ -1881,8 +1886,7 @@ async def scenario_failover(report, context):
     for p in participants:
         if not p.resumes:
             report.check(f"{p.identity} resumed at node b", False,
-                         "; ".join(f"{name}: {detail}" for name, (ok, detail) in p.stages.items() if not ok)
-                         or "no resume")
+                         failed_stages(p) or "no resume")
             continue
         at, joined = p.resumes[0]
         report.check(f"{p.identity} resumed at node b with the same room and participant SID",
@@ -2075,8 +2079,7 @@ async def scenario_drain(report, context):
     for p in participants:
         if not p.resumes:
             report.check(f"{p.identity} moved to node b", False,
-                         "; ".join(f"{name}: {detail}" for name, (ok, detail) in p.stages.items() if not ok)
-                         or "no resume")
+                         failed_stages(p) or "no resume")
             continue
         at, joined = p.resumes[0]
         report.check(f"{p.identity} got `reconnect` at the drain timeout and resumed at node b with the same "

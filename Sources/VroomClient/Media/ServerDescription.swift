@@ -2,10 +2,6 @@ import Packets
 import SDP
 import WebRTC
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What the client reads from a server description (publish answer or
 /// subscriber offer): the transport of the BUNDLE-tagged m-line and, per
 /// m-line, its mid, kind, direction, codec payload type, SSRC, RTX
@@ -61,7 +57,7 @@ struct ServerDescription {
         setup = tagged.setup(in: sdp)
         candidates = tagged.candidates.compactMap { candidate in
             guard candidate.isUDP, candidate.component == 1 else { return nil }
-            return Self.address(candidate.address, port: candidate.port)
+            return STUNAddress(text: candidate.address, port: candidate.port)
         }
         media = sdp.media.map { description in
             let kind = TrackKind(description.kind)
@@ -97,7 +93,7 @@ struct ServerDescription {
     /// dual-stack `::`).
     func target(bindHost: String, override: STUNAddress?) throws(MediaEngineError) -> STUNAddress {
         if let override { return override }
-        let bound = Self.address(bindHost, port: 0)
+        let bound = STUNAddress(text: bindHost, port: 0)
         if let bound, let same = candidates.first(where: { var host = $0; host.port = 0; return host == bound }) {
             return same
         }
@@ -108,18 +104,5 @@ struct ServerDescription {
             throw .remoteDescription("server description has no IPv\(ipv6 ? 6 : 4) UDP candidate for a socket on \(bindHost)")
         }
         return first
-    }
-
-    /// `a.b.c.d` or an IPv6 address as an address; nil for anything else.
-    static func address(_ text: String, port: UInt16) -> STUNAddress? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { STUNAddress(addressBytes: $0, port: port) }
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { STUNAddress(addressBytes: $0, port: port) }
-        }
-        return nil
     }
 }
