@@ -34,15 +34,36 @@ public final class MediaPlane: Sendable {
         var workers: [MediaWorker<MediaWorkerRooms>] = []
         for k in 0..<configuration.workers {
             let port = configuration.basePort == 0 ? 0 : configuration.basePort &+ UInt16(k)
-            let socket = try UDPSocket(address: configuration.bindAddress, port: port)
+            let (socket, listener) = try Self.bind(configuration, port: port)
             let workerLogger = logger
-            workers.append(try MediaWorker(index: k, socket: socket) {
+            workers.append(try MediaWorker(
+                index: k, socket: socket, listener: listener, tcpConfiguration: configuration.iceTCP,
+                idleTimeoutSeconds: configuration.consentTimeoutSeconds
+            ) {
                 MediaWorkerRooms(
                     events: events, logger: workerLogger, networkQuality: configuration.networkQuality,
                     dominantSpeaker: configuration.dominantSpeaker)
             })
         }
         self.workers = workers
+    }
+
+    /// A worker's UDP socket and, with ICE-TCP, its TCP listener at the
+    /// same port number. With port 0 the kernel picks the UDP port, which
+    /// may be taken on TCP: then another pick, up to 20 times.
+    private static func bind(_ configuration: MediaConfiguration, port: UInt16) throws -> (UDPSocket, TCPListener?) {
+        var attempt = 0
+        while true {
+            let socket = try UDPSocket(address: configuration.bindAddress, port: port)
+            guard configuration.iceTCP.enabled else { return (socket, nil) }
+            do {
+                return (socket, try TCPListener(address: configuration.bindAddress, port: socket.localPort))
+            } catch {
+                socket.close()
+                attempt += 1
+                guard port == 0, attempt < 20 else { throw error }
+            }
+        }
     }
 
     /// Participants with negotiation state here (bounded by the live ones:
@@ -70,7 +91,9 @@ public final class MediaPlane: Sendable {
     func negotiationTransport(ice: ICECredentials, worker: Int) -> NegotiationTransport {
         let port = workers[worker].socket.localPort
         let candidates = configuration.announcedAddresses.compactMap { MediaConfiguration.address($0, port: port) }
-        return NegotiationTransport(ice: ice, fingerprint: certificate.fingerprint, candidates: candidates)
+        // ICE-TCP listens at the same port number (PROTOCOL.md section 9).
+        let tcp = workers[worker].listener == nil ? [] : candidates
+        return NegotiationTransport(ice: ice, fingerprint: certificate.fingerprint, candidates: candidates, tcpCandidates: tcp)
     }
 
     var transportConfiguration: PeerTransportConfiguration {
