@@ -2,7 +2,7 @@
 # Runs the interop scenarios (scripts/interop/interop_test.py) against a real
 # vroom-server on loopback:
 #
-#   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: self shape a a2 a3 b c d nq-loss nq-rtt speaker
+#   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: self shape a a2 a3 b c d icetcp nq-loss nq-rtt speaker
 #                                                          failover (default), sim sim-switchoff sim-layers
 #                                                          sim-plain (by name, or all four as `simulcast`),
 #                                                          bwe-3 bwe-cut bwe-grid (by name, or as `bwe`)
