@@ -8,7 +8,8 @@ import Packets
 ///
 /// A destination that is an ICE-TCP stream's peer gets the packet as an
 /// RFC 4571 frame in that stream's write buffer instead (one copy), written
-/// at the same flush. Without open streams this costs one `isEmpty` test.
+/// at the same flush. Without open streams this costs one `isEmpty` test;
+/// media to a connection known to be on UDP skips it (`commitDatagram`).
 final class EgressQueue {
     private let ring: DatagramRing
     private let descriptor: Int32
@@ -32,7 +33,8 @@ final class EgressQueue {
         return ring.buffer(ring.count)
     }
 
-    /// Queues the packet written into the reserved slot.
+    /// Queues the packet written into the reserved slot: as a frame on the
+    /// ICE-TCP stream whose peer is `destination`, else as a datagram.
     @inline(__always)
     func commit(length: Int, to destination: STUNAddress) {
         if let tcp, !tcp.isEmpty,
@@ -40,6 +42,13 @@ final class EgressQueue {
         {
             return
         }
+        commitDatagram(length: length, to: destination)
+    }
+
+    /// Queues the packet written into the reserved slot as a UDP datagram,
+    /// without asking whether `destination` is an ICE-TCP stream.
+    @inline(__always)
+    func commitDatagram(length: Int, to destination: STUNAddress) {
         ring.set(ring.count, length: length, destination: destination)
         ring.count += 1
     }

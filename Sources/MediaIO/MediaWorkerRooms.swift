@@ -191,6 +191,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                 // An ICE-TCP stream from there is now a live path.
                 tcp?.authenticate(address)
             case .selected(let address):
+                connection.selectedOverTCP = tcp?.byAddress[address] != nil
                 logger.debug("\(connection.participant) \(connection.role.rawValue): sending to \(address)")
             case .connected(let profile):
                 logger.debug("\(connection.participant) \(connection.role.rawValue): DTLS-SRTP up (\(profile))")
