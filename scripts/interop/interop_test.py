@@ -451,6 +451,13 @@ async def scenario_d(report, context):
         previous = current
     report.check("Chrome's sent video above 300 kbit/s", best > 300, f"best {best:.0f} kbit/s")
 
+    # The server offers ICE-TCP too, below UDP (PROTOCOL.md 9): with UDP
+    # working, Chromium nominates and keeps the UDP pairs.
+    pairs = await browser.evaluate(SELECTED_PAIRS_JS)
+    report.check("Chrome keeps UDP where UDP works (getStats: both selected pairs are UDP; TCP is offered too)",
+                 all(p and p["local"] == "udp" and p["remote"] == "udp" for p in (pairs or {}).values()),
+                 f"{pairs}")
+
     sinks = aio.sinks_by_publisher()
     video, audio = sinks.get(("chrome", "video")), sinks.get(("chrome", "audio"))
     report.check("aiortc decodes Chrome's video", video and len(video.frames) >= 30,
