@@ -45,7 +45,7 @@ struct ConnectionSink: PacketSink {
         // A refused protect is counted by the transport.
         guard let protected else { return }
         if connection.selectedOverTCP {
-            egress.commit(length: protected, to: destination)
+            egress.commitFrame(length: protected, to: destination)
         } else {
             egress.commitDatagram(length: protected, to: destination)
         }

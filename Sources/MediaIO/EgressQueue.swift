@@ -45,6 +45,18 @@ final class EgressQueue {
         commitDatagram(length: length, to: destination)
     }
 
+    /// Queues the packet written into the reserved slot as a frame on the
+    /// ICE-TCP stream whose peer is `destination`; drops it (a send
+    /// failure) when that stream has closed: never UDP to a TCP peer's port.
+    @inline(__always)
+    func commitFrame(length: Int, to destination: STUNAddress) {
+        guard let tcp, tcp.enqueue(UnsafeRawBufferPointer(rebasing: ring.buffer(ring.count)[0..<length]), to: destination)
+        else {
+            sendFailures &+= 1
+            return
+        }
+    }
+
     /// Queues the packet written into the reserved slot as a UDP datagram,
     /// without asking whether `destination` is an ICE-TCP stream.
     @inline(__always)
