@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CVroomUDP
 
 /// A worker's passive ICE-TCP socket: listening, non-blocking, at the port
@@ -9,7 +12,7 @@ public struct TCPListener: Sendable {
     /// Listens on `address:port` (IPv4 text for now; the C side takes IPv6 too).
     public init(address: String, port: UInt16) throws(SocketError) {
         guard let parsed = MediaConfiguration.address(address, port: port) else {
-            throw SocketError(operation: "inet_pton(\(address))", code: 22)
+            throw SocketError(operation: "inet_pton(\(address))", code: EINVAL)
         }
         // 128 pending connections: a burst of joins; the worker accepts
         // each wake-up's worth at once.

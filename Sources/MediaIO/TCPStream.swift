@@ -24,7 +24,9 @@ final class TCPStream {
     var closed = false
     let output: TCPWriteBuffer
     /// Bytes read but not yet framed: at most one prefix plus the largest
-    /// packet, so one receive buffer per stream of 4 KiB suffices.
+    /// packet, so one receive buffer per stream of 4 KiB suffices. Unsafe
+    /// but sound: owned by this stream alone, freed in deinit, and reads and
+    /// slices stay within `0..<inputCapacity`.
     let input: UnsafeMutableRawBufferPointer
     var inputCount = 0
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CVroomUDP
 import Packets
 import WebRTC
@@ -89,6 +92,7 @@ final class TCPStreamTable {
                 continue
             }
             if configuration.socketSendBufferBytes > 0 {
+                // SO_SNDBUF only (SO_RCVBUF 0 = unchanged; O_NONBLOCK is already set).
                 _ = vroom_udp_configure(fd, 0, Int32(configuration.socketSendBufferBytes))
             }
             if unauthenticated.count >= configuration.maximumUnauthenticated, let oldest = unauthenticated.first {
@@ -130,7 +134,7 @@ final class TCPStreamTable {
         reading: for _ in 0..<8 {
             let free = UnsafeMutableRawBufferPointer(rebasing: stream.input[stream.inputCount...])
             let n = vroom_tcp_read(stream.descriptor, free.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(free.count))
-            if n == -11 { break }  // EAGAIN
+            if n == -EAGAIN { break }
             if n <= 0 {
                 if filled > 0 { deliver(filled) }
                 counters.closedByPeer &+= 1

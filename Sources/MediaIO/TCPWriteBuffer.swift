@@ -8,6 +8,8 @@
 /// no buffer. Not `Sendable`: one worker thread owns it.
 final class TCPWriteBuffer {
     let capacity: Int
+    /// Unsafe but sound: allocated once with `capacity` bytes, owned by this
+    /// instance alone (freed in deinit), every access within `0..<capacity`.
     private var storage: UnsafeMutableRawBufferPointer?
     /// Pending bytes are `storage[start..<end]`.
     private var start = 0

@@ -108,7 +108,7 @@ struct Serve: AsyncParsableCommand {
             logger: Logger(label: "vroom.media"), events: { mediaEventInput.yield($0) })
         plane.start()
         let media = RoomMedia(plane: plane)
-        logger.info("media: \(media.ports.count) worker(s) on UDP\(configuration.rtc.iceTcp ? " and TCP" : "") \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ",")), announcing \(announced.joined(separator: ","))")
+        logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ",")), announcing \(announced.joined(separator: ","))\(configuration.rtc.iceTcp ? "; ICE-TCP on the same ports" : "")")
 
         let rtcPorts = media.ports.map(Int.init)
         guard let apiKey = configuration.apiKey, let apiSecret = configuration.apiSecret else {

@@ -336,7 +336,7 @@ public final class TestPeer {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = chunk.withUnsafeMutableBufferPointer { vroom_tcp_read(stream, $0.baseAddress, UInt32($0.count)) }
-            if n == -11 { break }
+            if n == -EAGAIN { break }
             if n <= 0 {
                 streamClosed = true
                 break

@@ -47,7 +47,7 @@ extension MediaPlaneScenarios {
         let deadline = MediaClock.now().adding(milliseconds: 5000)
         while MediaClock.now() < deadline {
             let n = buffer.withUnsafeMutableBufferPointer { vroom_tcp_read(fd, $0.baseAddress, UInt32($0.count)) }
-            if n == 0 || (n < 0 && n != -11) { return true }
+            if n == 0 || (n < 0 && n != -EAGAIN) { return true }
             await TestPeer.pump([session.publisher, session.subscriber], for: .milliseconds(10))
         }
         return false
