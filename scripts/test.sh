@@ -8,8 +8,7 @@
 #   4. interop    real WebRTC clients through a real vroom-server on loopback:
 #                 aiortc (2 and 3 participants, disable/enable, unpublish, 5% loss
 #                 and jitter through vroom-impair) and headless Chromium on the
-#                 demo page (also over ICE-TCP with UDP dropped by nftables:
-#                 scenario icetcp); network quality under loss and delay, dominant
+#                 demo page; network quality under loss and delay, dominant
 #                 speaker; kill -9 of a cluster node (two nodes on a private
 #                 PostgreSQL): its aiortc participants resume at the other one
 #                 (scripts/interop/run.sh)

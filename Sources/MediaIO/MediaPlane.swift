@@ -34,38 +34,15 @@ public final class MediaPlane: Sendable {
         var workers: [MediaWorker<MediaWorkerRooms>] = []
         for k in 0..<configuration.workers {
             let port = configuration.basePort == 0 ? 0 : configuration.basePort &+ UInt16(k)
-            let (socket, listener) = try Self.bind(configuration, port: port)
+            let socket = try UDPSocket(address: configuration.bindAddress, port: port)
             let workerLogger = logger
-            workers.append(try MediaWorker(
-                index: k, socket: socket, listener: listener, tcpConfiguration: configuration.iceTCP,
-                idleTimeoutSeconds: configuration.consentTimeoutSeconds
-            ) {
+            workers.append(try MediaWorker(index: k, socket: socket) {
                 MediaWorkerRooms(
                     events: events, logger: workerLogger, networkQuality: configuration.networkQuality,
                     dominantSpeaker: configuration.dominantSpeaker)
             })
         }
         self.workers = workers
-    }
-
-    /// A worker's UDP socket and, with ICE-TCP, its TCP listener at the
-    /// same port number. With port 0 the kernel picks the UDP port, which
-    /// may be taken on TCP: then another pick, up to 20 times.
-    private static func bind(_ configuration: MediaConfiguration, port: UInt16) throws -> (UDPSocket, TCPListener?) {
-        var attempt = 0
-        while true {
-            let socket = try UDPSocket(address: configuration.bindAddress, port: port)
-            guard configuration.iceTCP.enabled else { return (socket, nil) }
-            do {
-                // `::` fell back to IPv4 alone where the kernel has no IPv6: the listener too.
-                let address = socket.families == [.ipv4] && configuration.bindAddress == "::" ? "0.0.0.0" : configuration.bindAddress
-                return (socket, try TCPListener(address: address, port: socket.localPort))
-            } catch {
-                socket.close()
-                attempt += 1
-                guard port == 0, attempt < 20 else { throw error }
-            }
-        }
     }
 
     /// Participants with negotiation state here (bounded by the live ones:
@@ -97,9 +74,7 @@ public final class MediaPlane: Sendable {
         // IPv4 socket (or the reverse) would be a candidate nobody reaches.
         let candidates = configuration.announcedAddresses.compactMap { STUNAddress(text: $0, port: port) }
             .filter { socket.families.contains($0.family) }
-        // ICE-TCP listens at the same port number, on the same families (PROTOCOL.md section 9).
-        let tcp = workers[worker].listener == nil ? [] : candidates
-        return NegotiationTransport(ice: ice, fingerprint: certificate.fingerprint, candidates: candidates, tcpCandidates: tcp)
+        return NegotiationTransport(ice: ice, fingerprint: certificate.fingerprint, candidates: candidates)
     }
 
     var transportConfiguration: PeerTransportConfiguration {

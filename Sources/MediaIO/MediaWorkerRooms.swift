@@ -23,8 +23,6 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     var signals: [RoomHandle: RoomSignals] = [:]
     /// What each subscriber asked for the video it receives, by track.
     var subscriberPreferences: [ParticipantHandle: [TrackID: DownTrackPreferences]] = [:]
-    /// The worker's ICE-TCP streams, when it listens on TCP.
-    private(set) var tcp: TCPStreamTable?
     let events: @Sendable (MediaEvent) -> Void
     let logger: Logger
     let qualityConfiguration: NetworkQualityMonitor.Configuration
@@ -60,10 +58,6 @@ final class MediaWorkerRooms: MediaWorkerHandler {
 
     func add(_ connection: MediaConnection) {
         table.add(connection)
-    }
-
-    func attach(tcp: TCPStreamTable) {
-        self.tcp = tcp
     }
 
     func connection(_ id: TransportID) -> MediaConnection? { table.byID[id] }
@@ -188,10 +182,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
             switch event {
             case .addressValidated(let address):
                 table.byAddress[address] = connection.id
-                // An ICE-TCP stream from there is now a live path.
-                tcp?.authenticate(address)
             case .selected(let address):
-                connection.selectedOverTCP = tcp?.byAddress[address] != nil
                 logger.debug("\(connection.participant) \(connection.role.rawValue): sending to \(address)")
             case .connected(let profile):
                 logger.debug("\(connection.participant) \(connection.role.rawValue): DTLS-SRTP up (\(profile))")

@@ -106,12 +106,11 @@ struct Serve: AsyncParsableCommand {
         let plane = try MediaPlane(
             configuration: MediaConfiguration(
                 bindAddress: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers,
-                announcedAddresses: announced, consentTimeoutSeconds: configuration.rtc.consentTimeoutSeconds,
-                iceTCP: ICETCPConfiguration(enabled: configuration.rtc.iceTcp)),
+                announcedAddresses: announced, consentTimeoutSeconds: configuration.rtc.consentTimeoutSeconds),
             logger: Logger(label: "vroom.media"), events: { mediaEventInput.yield($0) })
         plane.start()
         let media = RoomMedia(plane: plane)
-        logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ",")), announcing \(announced.joined(separator: ","))\(configuration.rtc.iceTcp ? "; ICE-TCP on the same ports" : "")")
+        logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ",")), announcing \(announced.joined(separator: ","))")
 
         let rtcPorts = media.ports.map(Int.init)
         guard let apiKey = configuration.apiKey, let apiSecret = configuration.apiSecret else {

@@ -463,13 +463,6 @@ async def scenario_d(report, context):
         previous = current
     report.check("Chrome's sent video above 300 kbit/s", best > 300, f"best {best:.0f} kbit/s")
 
-    # The server offers ICE-TCP too, below UDP (PROTOCOL.md 9): with UDP
-    # working, Chromium nominates and keeps the UDP pairs.
-    pairs = await browser.evaluate(SELECTED_PAIRS_JS)
-    report.check("Chrome keeps UDP where UDP works (getStats: both selected pairs are UDP; TCP is offered too)",
-                 all(p and p["local"] == "udp" and p["remote"] == "udp" for p in (pairs or {}).values()),
-                 f"{pairs}")
-
     sinks = aio.sinks_by_publisher()
     video, audio = sinks.get(("chrome", "video")), sinks.get(("chrome", "audio"))
     report.check("aiortc decodes Chrome's video", video and len(video.frames) >= 30,
@@ -2124,120 +2117,6 @@ async def scenario_shape(report, context):
     await asyncio.to_thread(check_shaping, report.check)
 
 
-ICETCP_TABLE = "vroom_icetcp"
-
-# The selected candidate pair of each of the page's connections, from getStats().
-SELECTED_PAIRS_JS = """(async () => {
-  const out = {};
-  for (const [name, pc] of [["pub", vroom.pcPub], ["sub", vroom.pcSub]]) {
-    if (!pc) { out[name] = null; continue; }
-    const stats = [...(await pc.getStats()).values()];
-    const byId = new Map(stats.map(s => [s.id, s]));
-    const transport = stats.find(s => s.type === "transport");
-    const pair = transport && byId.get(transport.selectedCandidatePairId);
-    const local = pair && byId.get(pair.localCandidateId);
-    const remote = pair && byId.get(pair.remoteCandidateId);
-    out[name] = pair ? { local: local && local.protocol, localType: local && local.candidateType,
-      tcpType: local && local.tcpType, remote: remote && remote.protocol, remotePort: remote && remote.port,
-      bytesSent: pair.bytesSent, bytesReceived: pair.bytesReceived } : null;
-  }
-  return out;
-})()"""
-
-
-def metric(text, name):
-    """The value of an unlabelled sample in /metrics text, or None."""
-    for line in text.splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[-1])
-    return None
-
-
-async def scenario_icetcp(report, context):
-    """ICE-TCP (PROTOCOL.md section 9): UDP to the server's media ports is
-    dropped by nftables in this network namespace; two Chromium demo pages
-    join, publish and decode each other's video over the passive TCP
-    candidates (getStats: the selected pairs are TCP)."""
-    import subprocess
-    from chromium import DemoPageBrowser
-    from shaping import can_shape
-
-    reason = can_shape()  # root, and a namespace holding only loopback (never the machine's own rules)
-    if reason:
-        report.check("UDP can be blocked here (root, in run.sh's loopback-only namespace)", False, reason)
-        return
-    ports = context.server.rtc_ports
-    rules = (f"table inet {ICETCP_TABLE} {{ chain out {{ type filter hook output priority 0; policy accept; "
-             f"udp dport {{ {', '.join(map(str, ports))} }} counter drop; }}; }}\n")
-    subprocess.run(["nft", "-f", "-"], input=rules, text=True, check=True)
-
-    async def unblock():
-        subprocess.run(["nft", "delete", "table", "inet", ICETCP_TABLE], capture_output=True)
-    context.cleanup.append(unblock)
-    print(f"    nft: UDP to {ports} dropped")
-
-    room = "interop-icetcp"
-    pages = {}
-    for name in ("alice", "bob"):
-        page = DemoPageBrowser(context.server.url, make_token(name, room), room, binary=context.chromium,
-                               log_path=os.path.join(context.log_dir, f"chromium-icetcp-{name}.log"))
-        context.cleanup.append(page.close)
-        await page.__aenter__()
-        pages[name] = page
-
-    async def all_pages(condition, timeout):
-        deadline = time.monotonic() + timeout
-        states = {}
-        while time.monotonic() < deadline:
-            states = {name: await page.state() for name, page in pages.items()}
-            if all(condition(state) for state in states.values()):
-                return True, states
-            await asyncio.sleep(0.5)
-        return False, states
-
-    ok, states = await all_pages(lambda s: s["joined"] and {"mic", "camera"} <= set(s["published"] or {}), 30)
-    report.check("both pages joined and published mic + camera", ok,
-                 "; ".join(f"{n}: joined={s.get('joined')} errors={s.get('errors')}" for n, s in states.items()))
-    ok, states = await all_pages(lambda s: s["pub"] == "connected" and s["sub"] == "connected", 40)
-    report.check("both pages' publisher and subscriber connections connect with UDP blocked", ok,
-                 "; ".join(f"{n}: pub={s.get('pub')} sub={s.get('sub')}" for n, s in states.items()))
-    if not ok:
-        report.stop("media: no connection over ICE-TCP")
-
-    async def decoded():
-        return {name: sum(v["framesDecoded"] for v in (await page.stats())["inboundVideo"])
-                for name, page in pages.items()}
-    frames = await decoded()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not all(n >= 60 for n in frames.values()):
-        await asyncio.sleep(1)
-        frames = await decoded()
-    report.check("each page decodes at least 60 frames of the other's video", all(n >= 60 for n in frames.values()),
-                 ", ".join(f"{n}: {f} frames" for n, f in frames.items()))
-
-    for name, page in pages.items():
-        pairs = await page.evaluate(SELECTED_PAIRS_JS)
-        for connection in ("pub", "sub"):
-            pair = (pairs or {}).get(connection)
-            report.check(f"{name}'s {connection} connection: the selected candidate pair is TCP on both ends "
-                         f"(getStats), to the server's media port",
-                         bool(pair) and pair["local"] == "tcp" and pair["remote"] == "tcp"
-                         and pair["remotePort"] in ports,
-                         f"{pair}")
-
-    text = context.server.get("/metrics", auth=False)[1]
-    tcp_in = metric(text, "vroom_tcp_frames_received_total")
-    tcp_out = metric(text, "vroom_tcp_frames_sent_total")
-    udp_out = metric(text, "vroom_udp_datagrams_sent_total")
-    dropped = subprocess.run(["nft", "list", "table", "inet", ICETCP_TABLE], capture_output=True, text=True).stdout
-    blocked = next((line.strip() for line in dropped.splitlines() if "counter" in line), "?")
-    print(f"    server: {tcp_in:.0f} TCP frames in, {tcp_out:.0f} TCP frames out, {udp_out:.0f} UDP datagrams out; "
-          f"nft: {blocked}")
-    report.check("the server received and sent its media as RFC 4571 frames, and sent no UDP (/metrics)",
-                 (tcp_in or 0) > 300 and (tcp_out or 0) > 300 and udp_out == 0,
-                 f"{tcp_in} TCP frames in, {tcp_out} out, {udp_out} UDP datagrams out")
-
-
 SCENARIOS = {
     "self": ("the tooling alone: aiortc to aiortc through vroom-impair (no server)", scenario_self),
     "shape": ("the htb bottleneck (scripts/shape.sh): 500 kbit/s, then 1000 kbit/s, within 20% (no server)",
@@ -2247,8 +2126,6 @@ SCENARIOS = {
     "b": ("disable/enable stops and resumes forwarding; unpublish leaves the next offer", scenario_b),
     "c": ("5% loss and 50 +/- 10 ms jitter through vroom-impair", scenario_c),
     "d": ("Chromium (demo page) and aiortc exchange media both ways", scenario_d),
-    "icetcp": ("UDP to the media ports dropped (nftables): two Chromium pages publish and decode each other "
-               "over ICE-TCP", scenario_icetcp),
     "nq-loss": ("10% loss on one of three participants: high-packet-loss for it only", scenario_quality_loss),
     "nq-rtt": ("500 ms added delay on one of two participants: high-rtt for it only", scenario_quality_rtt),
     "speaker": ("two speakers of different loudness: the dominantSpeaker sequence", scenario_speaker),

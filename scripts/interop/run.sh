@@ -2,8 +2,8 @@
 # Runs the interop scenarios (scripts/interop/interop_test.py) against a real
 # vroom-server on loopback:
 #
-#   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: self shape a a2 a3 b c d icetcp turn ipv6 nq-loss
-#                                                          nq-rtt speaker failover drain (default), sim sim-switchoff sim-layers
+#   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: self shape a a2 a3 b c d nq-loss nq-rtt speaker
+#                                                          failover drain (default), sim sim-switchoff sim-layers
 #                                                          sim-plain (by name, or all four as `simulcast`),
 #                                                          bwe-3 bwe-cut bwe-grid (by name, or as `bwe`)
 #
