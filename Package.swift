@@ -4,7 +4,8 @@
 // ../shared/DESIGN.md ("Layers"): dependencies point down only.
 //
 //   VroomServer -> AdminAPI, Signaling -> Node -> Rooms, MediaIO, Persistence
-//   MediaIO -> SFU, WebRTC;  SFU -> Packets;  WebRTC -> Packets, SDP, CSRTP, COpenSSL
+//   MediaIO -> SFU, WebRTC;  SFU -> Packets;  WebRTC -> Packets, SDP, COpenSSL
+//   LibSRTPReference -> CSRTP (libsrtp2, for tests and benchmarks only: no product links it)
 //   Persistence -> Rooms
 //   VroomClient -> WebRTC, SDP, Packets, Codecs -> CVPX, COpus
 //   vroom-loadtest (loadtest/) -> VroomClient, Codecs, LoadTestCore, AccessTokens
@@ -58,7 +59,7 @@ let package = Package(
         // define without a clang module conflict (C-LIBRARIES.md): a plain C target.
         .target(name: "CVroomUDP"),
         .target(name: "SDP"),
-        .target(name: "WebRTC", dependencies: ["Packets", "SDP", "CSRTP", "COpenSSL"]),
+        .target(name: "WebRTC", dependencies: ["Packets", "SDP", "COpenSSL"]),
         .target(name: "SFU", dependencies: ["Packets"]),
         .target(name: "Rooms"),
         // Minting access tokens (PROTOCOL.md section 2), for the server and the load tester alike.
@@ -115,6 +116,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "VroomTesting", dependencies: ["Packets", "Codecs", "CVroomUDP"]),
+        // libsrtp2, the reference WebRTC's own SRTP (OpenSSL EVP) is checked and
+        // measured against: linked by test and benchmark targets only.
+        .target(name: "LibSRTPReference", dependencies: ["CSRTP"]),
         // A WebRTC client in miniature (ICE, DTLS, SRTP on a real socket) for the media tests.
         .target(name: "VroomTestPeer", dependencies: ["MediaIO", "WebRTC", "Packets", "CVroomUDP"]),
 
@@ -189,19 +193,20 @@ let package = Package(
 
         .executableTarget(
             name: "SFUBenchmarks",
-            dependencies: ["SFU", "WebRTC", "Packets", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: ["SFU", "WebRTC", "Packets", "LibSRTPReference", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/SFUBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
 
-        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "SDP", "Packets", "VroomTesting"], resources: [.copy("Fixtures")]),
+        // LibSRTPReference: our SRTP against libsrtp2, both ways (SRTPInteropTests).
+        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "SDP", "Packets", "VroomTesting", "LibSRTPReference"], resources: [.copy("Fixtures")]),
         // Fixtures: the bandwidth estimator's recorded curves, read and rewritten
         // in the source tree (BandwidthEstimatorFixtureTests), so not resources.
         .testTarget(name: "SFUTests", dependencies: ["SFU", "WebRTC", "Packets", "VroomTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "Node", "WebRTC", "SFU", "Packets", "SDP", "Rooms", "CVroomUDP", "VroomTesting", "VroomTestPeer"]),
         .testTarget(name: "PacketsTests", dependencies: ["Packets", "VroomTesting"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus", "WebRTC"]),
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CSRTP", "COpenSSL", "CVPX", "COpus", "LibSRTPReference"]),
         .testTarget(name: "VroomServerTests", dependencies: [
             "MediaIO", "Signaling", "AccessTokens", "VroomTesting", "VroomTestPeer", "LoadTestCore",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

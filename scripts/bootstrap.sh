@@ -9,6 +9,8 @@ set -euo pipefail
 
 # Every Debian package the build and the tests need.
 #   build:  the C libraries behind CSRTP, COpenSSL, CVPX, COpus, and pkg-config
+#           (libsrtp2 only for the tests and benchmarks: SRTP itself runs on
+#           OpenSSL; LibSRTPReference checks and measures it against libsrtp2)
 #   tests:  python3-venv (aiortc, schemathesis, the deploy checks' tools),
 #           chromium (interop, SDP fixture capture), firefox-esr (SDP fixture
 #           capture), sqlite3 (the history store), iproute2 (network

@@ -2,9 +2,9 @@
 // forwarded packet through the production Router: receiveRTP -> Receiver ->
 // each DownTrack's munger -> header written into a preallocated egress slot.
 // "SFU VP8 forward" stops there (must allocate nothing); "SFU+SRTP VP8
-// forward" also protects every copy in place with its subscriber's libsrtp2
-// AES-GCM context, as the media worker's sink does (Debian's libsrtp2 is
-// built on NSS, which allocates inside each protect: reported, not budgeted).
+// forward" also protects every copy in place with its subscriber's AES-GCM
+// SRTPContext (OpenSSL EVP), as the media worker's sink does: budgeted at 0
+// mallocs too since issue 16 (libsrtp2 on NSS allocated in every protect).
 //
 //   swift package --disable-sandbox benchmark --target SFUBenchmarks
 //
@@ -46,7 +46,7 @@ struct RingSink: PacketSink {
 
 /// `RingSink` plus what the worker's `ConnectionSink` does next: SRTP
 /// protect in place with the subscriber's context (AEAD_AES_128_GCM), into
-/// the slot's 144 spare bytes.
+/// the slot's spare bytes.
 struct ProtectingSink: PacketSink {
     var ring: RingSink
     let contexts: [SRTPContext]
@@ -170,6 +170,7 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .mallocCountTotal, .throughput], maxDuration: .seconds(2), maxIterations: 100_000)
     let perPacket = Benchmark.Configuration(scalingFactor: .kilo)
     pacerBenchmarks()
+    srtpBenchmarks()
 
     for subscribers in [1, 10, 50] {
         for (suffix, configuration) in [("x1000", perPacket), ("mallocs", Benchmark.defaultConfiguration)] {

@@ -10,6 +10,7 @@
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/sha.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -57,4 +58,50 @@ static inline int vroom_verify_accept_all(int preverify_ok, X509_STORE_CTX *ctx)
 static inline void vroom_SSL_set_verify_accept_all(SSL *ssl) {
     SSL_set_verify(ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, vroom_verify_accept_all);
 }
+// SRTP (Sources/WebRTC: SRTPCipherAESCM, SRTPCipherAESGCM).
+static inline int vroom_EVP_CTRL_GCM_SET_IVLEN(void) { return EVP_CTRL_GCM_SET_IVLEN; }
+static inline int vroom_EVP_CTRL_GCM_GET_TAG(void) { return EVP_CTRL_GCM_GET_TAG; }
+static inline int vroom_EVP_CTRL_GCM_SET_TAG(void) { return EVP_CTRL_GCM_SET_TAG; }
+
+/// HMAC-SHA1 (RFC 2104) keyed once: the SHA-1 states after the key's inner
+/// and outer pad blocks. A MAC is then one struct copy per pass, no malloc:
+/// OpenSSL 3.0's EVP_MAC_init(ctx, NULL, 0, NULL) re-init and
+/// EVP_MD_CTX_copy_ex both duplicate the provider context (2 and 1 mallocs
+/// per packet, measured), while SHA_CTX is a plain struct. The low-level
+/// SHA1_* calls are deprecated in 3.0 but kept (and assembly-accelerated,
+/// SHA-NI where present); the deprecation is silenced here only.
+typedef struct {
+    SHA_CTX inner;
+    SHA_CTX outer;
+} vroom_hmac_sha1_key;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+/// Keys `state` with `key` (at most 64 bytes, SHA-1's block: SRTP's is 20).
+static inline int vroom_hmac_sha1_key_init(vroom_hmac_sha1_key *state, const unsigned char *key, size_t key_len) {
+    unsigned char pad[64];
+    if (key_len > sizeof pad) return 0;
+    memset(pad, 0x36, sizeof pad);
+    for (size_t i = 0; i < key_len; i++) pad[i] ^= key[i];
+    if (!SHA1_Init(&state->inner) || !SHA1_Update(&state->inner, pad, sizeof pad)) return 0;
+    memset(pad, 0x5c, sizeof pad);
+    for (size_t i = 0; i < key_len; i++) pad[i] ^= key[i];
+    if (!SHA1_Init(&state->outer) || !SHA1_Update(&state->outer, pad, sizeof pad)) return 0;
+    OPENSSL_cleanse(pad, sizeof pad);
+    return 1;
+}
+
+/// HMAC-SHA1(key, data || suffix) into `out` (20 bytes): SRTP authenticates
+/// the packet followed by the ROC (RFC 3711 section 4.2). Returns 1 on success.
+static inline int vroom_hmac_sha1_keyed(const vroom_hmac_sha1_key *state, const void *data, size_t data_len,
+                                  const void *suffix, size_t suffix_len, unsigned char out[20]) {
+    SHA_CTX ctx = state->inner;
+    if (!SHA1_Update(&ctx, data, data_len)) return 0;
+    if (suffix_len > 0 && !SHA1_Update(&ctx, suffix, suffix_len)) return 0;
+    if (!SHA1_Final(out, &ctx)) return 0;
+    ctx = state->outer;
+    if (!SHA1_Update(&ctx, out, 20) || !SHA1_Final(out, &ctx)) return 0;
+    return 1;
+}
+#pragma GCC diagnostic pop
 #endif

@@ -1,21 +1,11 @@
-import CSRTP
-
-/// libsrtp2 wants `srtp_init()` exactly once per process before any session:
-/// a second call fails (bad_param, its debug module is already loaded) and
-/// two concurrent calls race on its globals. A global `let` is initialised
-/// once, atomically (swift_once), on first use; everything in the process
-/// goes through `SRTPContext.libraryStatus`.
-private let srtpLibraryStatus: srtp_err_status_t = srtp_init()
-
 /// Why `SRTPContext` refused to unprotect a packet.
 public enum SRTPDropReason: Sendable, Hashable {
-    /// Not a packet libsrtp can parse, or no room for it.
+    /// Not an SRTP/SRTCP packet we can parse (too short, not version 2, a
+    /// header longer than the packet), or no room for it.
     case malformed
-    /// The authentication tag does not verify (wrong key, tampered bytes):
-    /// libsrtp's `srtp_err_status_auth_fail` (7).
+    /// The authentication tag does not verify (wrong key, tampered bytes).
     case authentication
-    /// Already received, or older than the replay window:
-    /// `srtp_err_status_replay_fail` (9) / `replay_old` (10).
+    /// Already received, or older than the replay window (RFC 3711 section 3.3.2).
     case replay
 }
 
@@ -26,145 +16,218 @@ public enum SRTPUnprotectResult: Sendable, Hashable {
     case dropped(SRTPDropReason)
 }
 
-/// SRTP and SRTCP (RFC 3711, RFC 7714 for AES-GCM) for one PeerConnection:
-/// one outbound and one inbound libsrtp session, keyed from the DTLS export.
+/// SRTP and SRTCP (RFC 3711; RFC 7714 for AES-GCM) for one PeerConnection,
+/// on OpenSSL's EVP: the session keys are derived once from the DTLS export
+/// (`SRTPKeyDerivation`), each direction keeps its keyed cipher contexts
+/// (`SRTPCipherAESGCM`, `SRTPCipherAESCM`) for its whole life, and per SSRC
+/// the rollover counter, the SRTCP index and the replay windows live in
+/// fixed tables (`SRTPStreamTable`): protecting or unprotecting a packet
+/// allocates nothing.
 ///
-/// Every call works in place on the caller's buffer and allocates nothing of
-/// ours (libsrtp itself, built on NSS in Debian, allocates inside AES-GCM).
-/// The buffer must have `SRTPContext.maximumTrailerLength` (144) spare bytes
-/// after the packet for the tag and the SRTCP index.
+/// Every call works in place on the caller's buffer, which must have
+/// `maximumTrailerLength` spare bytes after the packet (the tag and the
+/// SRTCP index need at most 20 of them).
 ///
-/// Not `Sendable`: libsrtp sessions are not thread-safe; one media worker
-/// thread owns it.
+/// Sending: each SSRC's index comes from its sequence number and the highest
+/// sent (so a NACK retransmission of an old sequence number gets its
+/// original index: libsrtp's `allow_repeat_tx`). Receiving: a packet is
+/// checked against its SSRC's replay window before and recorded after its
+/// tag verifies; only authenticated packets create a stream, at most 64 of
+/// them (the least recently used goes).
+///
+/// Not `Sendable`: one media worker thread owns it.
 public final class SRTPContext {
-    /// SRTP_MAX_TRAILER_LEN: room protect needs after a packet.
-    public static let maximumTrailerLength = Int(vroom_srtp_max_trailer_len)
-    /// Replay window in packets: libsrtp's default is 128; libwebrtc uses
-    /// 1024 so that video reordered by up to ~1 s at 1000 pps still plays.
-    public static let replayWindow = 1024
+    /// Room protect needs after a packet: libsrtp's SRTP_MAX_TRAILER_LEN,
+    /// kept because callers size their slots with it (ours needs 20).
+    public static let maximumTrailerLength = 144
+    /// Replay window in packets (`SRTPReplayWindow`): libsrtp's default is
+    /// 128; libwebrtc uses 1024 so that video reordered by up to ~1 s at
+    /// 1000 pps still plays.
+    public static let replayWindow = SRTPReplayWindow.size
+    /// Receiving streams kept (by SSRC): a participant sends a few (audio,
+    /// video, RTX, simulcast layers: about 10); 64 leaves room for churn.
+    static let inboundStreamLimit = 64
+    /// Sending streams kept: one per DownTrack and its RTX, plus RTCP
+    /// senders: 1024 covers a subscriber of 500 video tracks.
+    static let outboundStreamLimit = 1024
 
     public let profile: SRTPProfile
-    /// `srtp_t`, owned; nil after `close()`.
-    private var outbound: srtp_t?
-    private var inbound: srtp_t?
+    /// nil after `close()`.
+    private var sender: (any SRTPCipher)?
+    private var receiver: (any SRTPCipher)?
+    private let outbound = SRTPStreamTable<SRTPOutboundStream>(initialCapacity: 16, limit: outboundStreamLimit)
+    private let inbound = SRTPStreamTable<SRTPInboundStream>(initialCapacity: 16, limit: inboundStreamLimit)
 
-    /// Two sessions from `material` (key || salt each). Throws 53407 when a
-    /// key has the wrong length for the profile or libsrtp refuses it.
-    /// The result of the process's one `srtp_init()` (run on first use).
-    public static var libraryStatus: srtp_err_status_t { srtpLibraryStatus }
-
-    public init(material: SRTPKeyingMaterial) throws(WebRTCError) {
+    /// Derives both directions' keys from `material` (key || salt each).
+    /// Throws when a key has the wrong length for the profile or OpenSSL
+    /// refuses it.
+    public convenience init(material: SRTPKeyingMaterial) throws(WebRTCError) {
         let profile = material.profile
         let expected = profile.keyLength + profile.saltLength
         guard material.local.count == expected, material.remote.count == expected else {
             throw .dtlsTransport("SRTP key length \(material.local.count)/\(material.remote.count), expected \(expected)")
         }
-        guard srtpLibraryStatus == srtp_err_status_ok else {
-            throw .dtlsTransport("srtp_init failed with \(srtpLibraryStatus.rawValue)")
-        }
-        self.profile = profile
-        self.outbound = try SRTPContext.session(profile: profile, key: material.local, outbound: true)
-        do {
-            self.inbound = try SRTPContext.session(profile: profile, key: material.remote, outbound: false)
-        } catch {
-            srtp_dealloc(outbound)
-            throw error
-        }
+        guard let local = SRTPKeyDerivation.sessionKeys(profile: profile, master: material.local),
+            let remote = SRTPKeyDerivation.sessionKeys(profile: profile, master: material.remote)
+        else { throw .dtlsTransport("SRTP key derivation failed") }
+        try self.init(profile: profile, local: local, remote: remote)
     }
 
-    private static func session(profile: SRTPProfile, key: [UInt8], outbound: Bool) throws(WebRTCError) -> srtp_t {
-        var policy = srtp_policy_t()
+    /// From session keys directly (the RFC test vectors give those).
+    init(
+        profile: SRTPProfile, local: (rtp: SRTPSessionKeys, rtcp: SRTPSessionKeys),
+        remote: (rtp: SRTPSessionKeys, rtcp: SRTPSessionKeys)
+    ) throws(WebRTCError) {
+        self.profile = profile
         switch profile {
         case .aeadAES128GCM:
-            vroom_srtp_policy_aes_gcm_128(&policy.rtp)
-            vroom_srtp_policy_aes_gcm_128(&policy.rtcp)
+            sender = SRTPCipherAESGCM(rtp: local.rtp, rtcp: local.rtcp, encrypting: true)
+            receiver = SRTPCipherAESGCM(rtp: remote.rtp, rtcp: remote.rtcp, encrypting: false)
         case .aes128CMSHA1_80:
-            vroom_srtp_policy_aes_cm_128_hmac_sha1_80(&policy.rtp)
-            vroom_srtp_policy_aes_cm_128_hmac_sha1_80(&policy.rtcp)
+            sender = SRTPCipherAESCM(rtp: local.rtp, rtcp: local.rtcp)
+            receiver = SRTPCipherAESCM(rtp: remote.rtp, rtcp: remote.rtcp)
         }
-        policy.ssrc.type = outbound ? ssrc_any_outbound : ssrc_any_inbound
-        policy.window_size = UInt(replayWindow)
-        // NACK answers resend a sequence number with the same bytes: allowed
-        // on the sending side only (RFC 4585 retransmission, not a replay).
-        policy.allow_repeat_tx = outbound ? 1 : 0
-        policy.next = nil
-        var session: srtp_t?
-        var keyCopy = key  // libsrtp reads the key during srtp_create only
-        let status = keyCopy.withUnsafeMutableBufferPointer { bytes -> srtp_err_status_t in
-            policy.key = bytes.baseAddress
-            return srtp_create(&session, &policy)
-        }
-        guard status == srtp_err_status_ok, let session else {
-            throw .dtlsTransport("srtp_create failed with \(status.rawValue)")
-        }
-        return session
+        guard sender != nil, receiver != nil else { throw .dtlsTransport("OpenSSL refused an SRTP key") }
     }
 
-    deinit {
-        close()
-    }
-
-    /// Frees both sessions; later calls fail (`nil` / `.malformed`).
+    /// Frees both directions' cipher contexts; later calls fail (`nil` /
+    /// `.malformed`).
     public func close() {
-        if let outbound { srtp_dealloc(outbound) }
-        if let inbound { srtp_dealloc(inbound) }
-        outbound = nil
-        inbound = nil
+        sender = nil
+        receiver = nil
     }
 
     // MARK: Protect
 
     /// Encrypts and authenticates the RTP packet `buffer[0..<length]` in
-    /// place; returns the SRTP length, or nil when the buffer lacks the 144
-    /// spare bytes or libsrtp refuses (e.g. not an RTP header).
-    @inline(__always)
+    /// place; returns the SRTP length, or nil when the buffer lacks the
+    /// `maximumTrailerLength` spare bytes or it is not an RTP packet.
     public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
-        protect(buffer, length: length, rtcp: false)
+        guard let base = buffer.baseAddress, length > 0, length <= Int(Int32.max) - SRTPContext.maximumTrailerLength,
+            buffer.count - length >= SRTPContext.maximumTrailerLength
+        else { return nil }
+        return seal(from: UnsafeRawPointer(base), length: length, into: base)
+    }
+
+    /// Protects the RTP packet `source[0..<length]` into `destination`
+    /// (header copied, payload encrypted straight across: one pass over the
+    /// payload), leaving the source unchanged. `destination` needs `length`
+    /// plus the tag (16 bytes at most); the two must not overlap. Returns the
+    /// SRTP length in `destination`.
+    public func protectRTP(from source: UnsafeRawBufferPointer, length: Int, into destination: UnsafeMutableRawBufferPointer)
+        -> Int?
+    {
+        guard let sender, let from = source.baseAddress, let to = destination.baseAddress, length > 0,
+            length <= source.count, length <= Int(Int32.max) - SRTPContext.maximumTrailerLength,
+            destination.count >= length + sender.tagLength
+        else { return nil }
+        return seal(from: from, length: length, into: to)
+    }
+
+    /// The one protect path: `source` is `destination` in place.
+    @inline(__always)
+    private func seal(from source: UnsafeRawPointer, length: Int, into destination: UnsafeMutableRawPointer) -> Int? {
+        guard let sender, let headerLength = SRTPContext.rtpHeaderLength(source, length: length) else { return nil }
+        let ssrc: UInt32 = source.loadBigEndian(at: 8)
+        let sequence: UInt16 = source.loadBigEndian(at: 2)
+        let slot = outbound.slot(of: ssrc) ?? outbound.insert(ssrc, SRTPOutboundStream())
+        let stream = outbound.state(at: slot)
+        let index = SRTPPacketIndex.estimate(sequence: sequence, highest: stream.pointee.highestRTPIndex)
+        if index > stream.pointee.highestRTPIndex ?? 0 || stream.pointee.highestRTPIndex == nil {
+            stream.pointee.highestRTPIndex = index
+        }
+        if source != UnsafeRawPointer(destination) {
+            destination.copyMemory(from: source, byteCount: headerLength)
+        }
+        guard sender.sealRTP(
+            packet: destination, headerLength: headerLength, payload: source + headerLength,
+            payloadLength: length - headerLength, ssrc: ssrc, index: index)
+        else { return nil }
+        return length + sender.tagLength
     }
 
     /// As `protectRTP` for a (compound) RTCP packet: SRTCP adds the E flag +
-    /// index (4 bytes) and the tag.
-    @inline(__always)
+    /// index (4 bytes) and the tag. Nil once the SSRC's 2^31 SRTCP indices
+    /// are spent (RFC 3711 section 9.2: rekey; years at 10 packets/s).
     public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
-        protect(buffer, length: length, rtcp: true)
-    }
-
-    private func protect(_ buffer: UnsafeMutableRawBufferPointer, length: Int, rtcp: Bool) -> Int? {
-        guard let outbound, let base = buffer.baseAddress, length > 0,
+        guard let sender, let base = buffer.baseAddress, length >= 8,
             length <= Int(Int32.max) - SRTPContext.maximumTrailerLength,
-            buffer.count - length >= SRTPContext.maximumTrailerLength
+            buffer.count - length >= SRTPContext.maximumTrailerLength, base.load(as: UInt8.self) >> 6 == 2
         else { return nil }
-        var octets = Int32(length)
-        let status = rtcp ? srtp_protect_rtcp(outbound, base, &octets) : srtp_protect(outbound, base, &octets)
-        return status == srtp_err_status_ok ? Int(octets) : nil
+        let ssrc: UInt32 = UnsafeRawPointer(base).loadBigEndian(at: 4)
+        let slot = outbound.slot(of: ssrc) ?? outbound.insert(ssrc, SRTPOutboundStream())
+        let stream = outbound.state(at: slot)
+        let index = stream.pointee.nextRTCPIndex
+        guard index <= 0x7FFF_FFFF else { return nil }
+        stream.pointee.nextRTCPIndex = index + 1
+        return sender.sealRTCP(packet: base, length: length, ssrc: ssrc, index: index)
     }
 
     // MARK: Unprotect
 
     /// Authenticates and decrypts the SRTP packet `buffer[0..<length]` in
     /// place; on success the RTP packet is `buffer[0..<length]` of the result.
-    @inline(__always)
     public func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> SRTPUnprotectResult {
-        unprotect(buffer, length: length, rtcp: false)
-    }
-
-    /// As `unprotectRTP` for SRTCP.
-    @inline(__always)
-    public func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> SRTPUnprotectResult {
-        unprotect(buffer, length: length, rtcp: true)
-    }
-
-    private func unprotect(_ buffer: UnsafeMutableRawBufferPointer, length: Int, rtcp: Bool) -> SRTPUnprotectResult {
-        guard let inbound, let base = buffer.baseAddress, length > 0, length <= buffer.count,
-            length <= Int(Int32.max)
+        guard let receiver, let base = buffer.baseAddress, length > 0, length <= buffer.count,
+            let headerLength = SRTPContext.rtpHeaderLength(UnsafeRawPointer(base), length: length),
+            length - headerLength >= receiver.tagLength
         else { return .dropped(.malformed) }
-        var octets = Int32(length)
-        let status = rtcp ? srtp_unprotect_rtcp(inbound, base, &octets) : srtp_unprotect(inbound, base, &octets)
-        switch status {
-        case srtp_err_status_ok: return .plaintext(length: Int(octets))
-        case srtp_err_status_auth_fail: return .dropped(.authentication)
-        case srtp_err_status_replay_fail, srtp_err_status_replay_old: return .dropped(.replay)
-        default: return .dropped(.malformed)
+        let ssrc: UInt32 = UnsafeRawPointer(base).loadBigEndian(at: 8)
+        let sequence: UInt16 = UnsafeRawPointer(base).loadBigEndian(at: 2)
+        let known = inbound.slot(of: ssrc)
+        var window = known.map { inbound.state(at: $0).pointee.rtp } ?? SRTPReplayWindow()
+        let index = SRTPPacketIndex.estimate(sequence: sequence, highest: window.isEmpty ? nil : window.highest)
+        guard window.check(index) == .new else { return .dropped(.replay) }
+        guard receiver.openRTP(packet: base, headerLength: headerLength, length: length, ssrc: ssrc, index: index)
+        else { return .dropped(.authentication) }
+        // Authenticated: only now may the stream's state move (or the stream appear).
+        if let known {
+            inbound.state(at: known).pointee.rtp.record(index)
+        } else {
+            window.record(index)
+            _ = inbound.insert(ssrc, SRTPInboundStream(rtp: window))
         }
+        return .plaintext(length: length - receiver.tagLength)
+    }
+
+    /// As `unprotectRTP` for SRTCP (either E flag).
+    public func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> SRTPUnprotectResult {
+        guard let receiver, let base = buffer.baseAddress, length <= buffer.count,
+            length >= 8 + 4 + receiver.tagLength, base.load(as: UInt8.self) >> 6 == 2
+        else { return .dropped(.malformed) }
+        let packet = UnsafeRawPointer(base)
+        let ssrc: UInt32 = packet.loadBigEndian(at: 4)
+        let word: UInt32 = packet.loadBigEndian(at: length - receiver.rtcpIndexOffsetFromEnd)
+        let index = word & 0x7FFF_FFFF
+        let known = inbound.slot(of: ssrc)
+        var window = known.map { inbound.state(at: $0).pointee.rtcp } ?? SRTPReplayWindow()
+        guard window.check(UInt64(index)) == .new else { return .dropped(.replay) }
+        guard let plainLength = receiver.openRTCP(
+            packet: base, length: length, ssrc: ssrc, index: index, encrypted: word & 0x8000_0000 != 0)
+        else { return .dropped(.authentication) }
+        if let known {
+            inbound.state(at: known).pointee.rtcp.record(UInt64(index))
+        } else {
+            window.record(UInt64(index))
+            _ = inbound.insert(ssrc, SRTPInboundStream(rtcp: window))
+        }
+        return .plaintext(length: plainLength)
+    }
+
+    /// The RTP header's length (RFC 3550 section 5.1: 12 bytes, the CSRCs,
+    /// the extension), or nil when `packet[0..<length]` is not version 2 or
+    /// is shorter than its header.
+    @inline(__always)
+    static func rtpHeaderLength(_ packet: UnsafeRawPointer, length: Int) -> Int? {
+        guard length >= 12 else { return nil }
+        let first = packet.load(as: UInt8.self)
+        guard first >> 6 == 2 else { return nil }
+        var headerLength = 12 + 4 * Int(first & 0x0F)
+        if first & 0x10 != 0 {
+            guard length >= headerLength + 4 else { return nil }
+            let words: UInt16 = packet.loadBigEndian(at: headerLength + 2)
+            headerLength += 4 + 4 * Int(words)
+        }
+        return headerLength <= length ? headerLength : nil
     }
 }

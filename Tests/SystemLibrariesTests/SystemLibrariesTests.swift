@@ -3,14 +3,14 @@ import COpus
 import CSRTP
 import CVPX
 import Foundation
+import LibSRTPReference
 import Testing
-import WebRTC
 
 // Each system-library target compiles, links and does real work.
 
 @Test func libsrtpInitialisesAndRoundTripsAPacket() throws {
     // The process's one srtp_init (tests of other targets share the process).
-    #expect(SRTPContext.libraryStatus == srtp_err_status_ok)
+    #expect(LibSRTPSession.libraryStatus == srtp_err_status_ok.rawValue)
 
     // One RTP packet protected and unprotected with the same AES-GCM key.
     var policy = srtp_policy_t()

@@ -121,3 +121,100 @@ import Testing
         #expect(b.unprotectRTP(slot.buffer, length: 112) == .dropped(.malformed))
     }
 }
+
+/// SRTPContext's own rules beyond the RFC vectors: rollover, repeats,
+/// bounded inbound state, the out-of-place variant.
+@Suite struct SRTPContextStreamTests {
+    @Test(arguments: SRTPProfile.allCases)
+    func rolloverCounterFollowsTwoWrapsWithReordering(profile: SRTPProfile) throws {
+        let (a, b) = try SRTPContextTests.pair(profile)
+        let slot = PacketSlot()
+        var sequence: UInt16 = 65_000
+        var held: [UInt8]? = nil
+        for _ in 0..<(2 * 65_536 + 1000) {
+            let wire = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: sequence, payload: 20))))
+            let bytes = slot.bytes(wire)
+            if sequence == 65_535 {
+                held = bytes  // delivered after the wrap: ROC - 1 for it
+            } else {
+                #expect(b.unprotectRTP(slot.buffer, length: slot.load(bytes)) == .plaintext(length: 32), "sequence \(sequence)")
+                if sequence == 3, let late = held {
+                    #expect(b.unprotectRTP(slot.buffer, length: slot.load(late)) == .plaintext(length: 32))
+                    held = nil
+                }
+            }
+            sequence &+= 1
+        }
+    }
+
+    @Test func sendingTheSameSequenceNumberAgainGivesTheSameBytes() throws {
+        let (a, b) = try SRTPContextTests.pair(.aes128CMSHA1_80)
+        let slot = PacketSlot()
+        var first: [UInt8] = []
+        for sequence in UInt16(65_530)...UInt16(65_535) {
+            let length = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: sequence))))
+            if sequence == 65_534 { first = slot.bytes(length) }
+        }
+        _ = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 4))))  // wrapped: ROC 1
+        // A NACK retransmission of 65534 (ROC 0) after the wrap.
+        let again = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 65_534))))
+        #expect(slot.bytes(again) == first)
+        #expect(b.unprotectRTP(slot.buffer, length: slot.load(first)) == .plaintext(length: 112))
+        #expect(b.unprotectRTP(slot.buffer, length: slot.load(first)) == .dropped(.replay))
+    }
+
+    @Test func unauthenticatedPacketsNeitherCreateNorMoveStreams() throws {
+        let (a, b) = try SRTPContextTests.pair(.aeadAES128GCM)
+        let forger = try SRTPContext(material: SRTPKeyingMaterial(
+            profile: .aeadAES128GCM, local: SRTPContextTests.keys(.aeadAES128GCM, seed: 9),
+            remote: SRTPContextTests.keys(.aeadAES128GCM, seed: 9)))
+        let slot = PacketSlot()
+        // A forged packet far ahead must not move the window (or the ROC).
+        let forged = try #require(forger.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 40_000))))
+        #expect(b.unprotectRTP(slot.buffer, length: forged) == .dropped(.authentication))
+        let real = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 10))))
+        #expect(b.unprotectRTP(slot.buffer, length: real) == .plaintext(length: 112))
+        // A flood of 10,000 forged SSRCs: the legitimate stream keeps its state.
+        for ssrc in UInt32(1)...10_000 {
+            let length = try #require(forger.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 11, ssrc: ssrc))))
+            #expect(b.unprotectRTP(slot.buffer, length: length) == .dropped(.authentication))
+        }
+        let next = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 10))))
+        #expect(b.unprotectRTP(slot.buffer, length: next) == .dropped(.replay))
+    }
+
+    @Test func inboundStreamsAreBoundedLeastRecentFirst() throws {
+        let (a, b) = try SRTPContextTests.pair(.aeadAES128GCM)
+        let slot = PacketSlot()
+        let first = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 1, ssrc: 1))))
+        let firstWire = slot.bytes(first)
+        #expect(b.unprotectRTP(slot.buffer, length: slot.load(firstWire)) == .plaintext(length: 112))
+        for ssrc in UInt32(2)...UInt32(1 + SRTPContext.inboundStreamLimit) {
+            let length = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 1, ssrc: ssrc))))
+            #expect(b.unprotectRTP(slot.buffer, length: length) == .plaintext(length: 112))
+        }
+        // SSRC 1 was evicted (64 newer streams): its replay state went with it.
+        #expect(b.unprotectRTP(slot.buffer, length: slot.load(firstWire)) == .plaintext(length: 112))
+        // The newest are still there.
+        let again = try #require(a.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 1, ssrc: 65))))
+        #expect(b.unprotectRTP(slot.buffer, length: again) == .dropped(.replay))
+    }
+
+    @Test(arguments: SRTPProfile.allCases)
+    func outOfPlaceProtectMatchesInPlace(profile: SRTPProfile) throws {
+        let (a, _) = try SRTPContextTests.pair(profile)
+        let (c, _) = try SRTPContextTests.pair(profile)
+        let source = PacketSlot()
+        let destination = PacketSlot()
+        let inPlace = PacketSlot()
+        for sequence in UInt16(1)...UInt16(20) {
+            let plain = rtpPacket(sequence: sequence, payload: Int(sequence) * 50)
+            _ = source.load(plain)
+            let length = try #require(a.protectRTP(
+                from: UnsafeRawBufferPointer(source.buffer), length: plain.count, into: destination.buffer))
+            #expect(source.bytes(plain.count) == plain)  // the source is untouched
+            let expected = try #require(c.protectRTP(inPlace.buffer, length: inPlace.load(plain)))
+            #expect(destination.bytes(length) == inPlace.bytes(expected))
+        }
+    }
+}

@@ -1,0 +1,121 @@
+// SRTP protect and unprotect of one 1200-byte RTP packet (issue 16 item 1):
+// ours (WebRTC's SRTPContext on OpenSSL's EVP) and libsrtp2 (Debian's, on
+// NSS; LibSRTPReference) side by side in one run, for both profiles, so
+// their ratio is measured on the same machine at the same moment.
+// "(mallocs)" runs one packet per sample: "Malloc (total)" is per packet.
+import Benchmark
+import LibSRTPReference
+import WebRTC
+
+/// One sender and one receiver with the same key, and a 1200-byte packet
+/// whose sequence number advances (so the receiver's replay check passes).
+final class SRTPBenchmarkPair {
+    let plain: [UInt8]
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
+    let ours: (SRTPContext, SRTPContext)
+    let theirs: (LibSRTPSession, LibSRTPSession)
+    var sequence: UInt16 = 1
+
+    init(profile: SRTPProfile) {
+        let key = (0..<(profile.keyLength + profile.saltLength)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+        let material = SRTPKeyingMaterial(profile: profile, local: key, remote: key)
+        ours = (try! SRTPContext(material: material), try! SRTPContext(material: material))
+        let gcm = profile == .aeadAES128GCM
+        theirs = (LibSRTPSession(gcm: gcm, key: key, outbound: true)!, LibSRTPSession(gcm: gcm, key: key, outbound: false)!)
+        plain = [0x80, 96, 0, 1, 0, 0, 0x10, 0, 0x12, 0x34, 0x56, 0x78] + (0..<1188).map { UInt8(truncatingIfNeeded: $0) }
+    }
+
+    @inline(__always)
+    func load() {
+        plain.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        sequence &+= 1
+        buffer.storeBytes(of: sequence.bigEndian, toByteOffset: 2, as: UInt16.self)
+    }
+
+    /// Protects with ours; leaves the SRTP packet in `buffer`.
+    @inline(__always)
+    func protectOurs() -> Int {
+        load()
+        return ours.0.protectRTP(buffer, length: plain.count)!
+    }
+
+    @inline(__always)
+    func protectTheirs() -> Int {
+        load()
+        return theirs.0.protect(buffer.baseAddress!, length: plain.count, rtcp: false)!
+    }
+}
+
+/// `count` protected packets in slots of their own, ready to unprotect.
+struct SRTPBenchmarkBatch {
+    let storage: UnsafeMutableRawBufferPointer
+    let slots: [UnsafeMutableRawBufferPointer]
+    let lengths: [Int]
+
+    init(count: Int, buffer: UnsafeMutableRawBufferPointer, protect: () -> Int) {
+        storage = .allocate(byteCount: count * 1500, alignment: 16)
+        var slots: [UnsafeMutableRawBufferPointer] = []
+        var lengths: [Int] = []
+        for i in 0..<count {
+            let slot = UnsafeMutableRawBufferPointer(rebasing: storage[(i * 1500)..<((i + 1) * 1500)])
+            // `protect` leaves the packet in `buffer`: copy it into the slot.
+            let length = protect()
+            slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+            lengths.append(length)
+            slots.append(slot)
+        }
+        self.slots = slots
+        self.lengths = lengths
+    }
+
+    func free() { storage.deallocate() }
+}
+
+func srtpBenchmarks() {
+    let perPacket = Benchmark.Configuration(scalingFactor: .kilo)
+    let profiles: [(String, SRTPProfile)] = [("AES-GCM", .aeadAES128GCM), ("AES-CM-SHA1-80", .aes128CMSHA1_80)]
+    for (name, profile) in profiles {
+        for (suffix, configuration) in [("x1000", perPacket), ("mallocs", Benchmark.defaultConfiguration)] {
+            // Protect: the packet is reloaded each time (a 1200-byte copy, in
+            // both columns alike).
+            Benchmark("SRTP \(name) protect 1200 B, ours (\(suffix))", configuration: configuration) { benchmark in
+                let pair = SRTPBenchmarkPair(profile: profile)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations { blackHole(pair.protectOurs()) }
+                benchmark.stopMeasurement()
+            }
+            Benchmark("SRTP \(name) protect 1200 B, libsrtp2 (\(suffix))", configuration: configuration) { benchmark in
+                let pair = SRTPBenchmarkPair(profile: profile)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations { blackHole(pair.protectTheirs()) }
+                benchmark.stopMeasurement()
+            }
+            // Unprotect: the sample's packets are protected first (unmeasured)
+            // into slots of their own, then unprotected in a row.
+            Benchmark("SRTP \(name) unprotect 1200 B, ours (\(suffix))", configuration: configuration) { benchmark in
+                let pair = SRTPBenchmarkPair(profile: profile)
+                let batch = SRTPBenchmarkBatch(count: benchmark.scaledIterations.count, buffer: pair.buffer) { pair.protectOurs() }
+                let slots = batch.slots
+                benchmark.startMeasurement()
+                for i in 0..<slots.count {
+                    let result = pair.ours.1.unprotectRTP(slots[i], length: batch.lengths[i])
+                    blackHole(result)
+                }
+                benchmark.stopMeasurement()
+                precondition(pair.ours.1.unprotectRTP(slots[0], length: batch.lengths[0]) == .dropped(.replay))
+                batch.free()
+            }
+            Benchmark("SRTP \(name) unprotect 1200 B, libsrtp2 (\(suffix))", configuration: configuration) { benchmark in
+                let pair = SRTPBenchmarkPair(profile: profile)
+                let batch = SRTPBenchmarkBatch(count: benchmark.scaledIterations.count, buffer: pair.buffer) { pair.protectTheirs() }
+                let slots = batch.slots
+                benchmark.startMeasurement()
+                for i in 0..<slots.count {
+                    blackHole(pair.theirs.1.unprotect(slots[i].baseAddress!, length: batch.lengths[i], rtcp: false))
+                }
+                benchmark.stopMeasurement()
+                batch.free()
+            }
+        }
+    }
+}
