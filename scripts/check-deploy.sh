@@ -82,7 +82,7 @@ for op, rest in runtime['lines']:
     if op == 'RUN' and 'apt-get install' in rest:
         installed |= set(re.findall(r'\b(lib[a-z0-9.+-]+|ca-certificates|tzdata)\b', rest))
 # Debian packages that own the libraries the binary links directly (apt
-# brings in what those depend on, e.g. libsrtp2-1's NSS).
+# brings in what those depend on).
 direct = set(re.findall(r'\(NEEDED\)\s+Shared library: \[([^\]]+)\]',
                         subprocess.run(['readelf', '-d', binary], capture_output=True, text=True).stdout))
 needed = {}
