@@ -45,9 +45,8 @@ public enum InterfaceAddresses {
     /// (PROTOCOL.md section 9: only addresses a worker is bound to): that
     /// address itself when it is one; for `0.0.0.0` every non-loopback
     /// IPv4 address, for `::` (dual-stack) every non-loopback IPv4 and
-    /// IPv6 one; else the loopback address of the bound family.
+    /// IPv6 one; 127.0.0.1 when no address is found or given.
     public static func defaultAnnounced(bindAddress: String, interfaces: [String] = nonLoopback()) -> [String] {
-        let ipv6 = bindAddress.contains(":")
         switch bindAddress {
         case "0.0.0.0":
             let found = interfaces.filter { !$0.contains(":") }
@@ -55,7 +54,7 @@ public enum InterfaceAddresses {
         case "::":
             return interfaces.isEmpty ? ["127.0.0.1"] : interfaces
         default:
-            return [bindAddress.isEmpty ? (ipv6 ? "::1" : "127.0.0.1") : bindAddress]
+            return [bindAddress.isEmpty ? "127.0.0.1" : bindAddress]
         }
     }
 }

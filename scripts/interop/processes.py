@@ -241,12 +241,6 @@ class Coturn:
     def url(self):
         return f"turn:127.0.0.1:{self.port}?transport=udp"
 
-    def allocations(self):
-        """Relay allocations its log shows (coturn logs each new one)."""
-        if not self.log_path or not os.path.exists(self.log_path):
-            return 0
-        return sum(1 for line in open(self.log_path, errors="replace") if "ALLOCATE" in line and "success" in line)
-
     def stop(self):
         stop_process(self.process)
         if self.dir:
