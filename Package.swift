@@ -9,6 +9,7 @@
 //   Persistence -> Rooms
 //   VroomClient -> WebRTC, SDP, Packets, Codecs -> CVPX, COpus
 //   vroom-loadtest (loadtest/) -> VroomClient, Codecs, LoadTestCore, AccessTokens
+//   vroom-join (one SDK participant from a shell) -> VroomClient
 //   Signaling, VroomServer, vroom-loadtest -> AccessTokens -> JWTKit (minting tokens)
 import PackageDescription
 
@@ -19,6 +20,7 @@ let package = Package(
         .executable(name: "vroom-server", targets: ["VroomServer"]),
         .executable(name: "vroom-impair", targets: ["VroomImpair"]),
         .executable(name: "vroom-loadtest", targets: ["VroomLoadTest"]),
+        .executable(name: "vroom-join", targets: ["VroomJoin"]),
         .library(name: "VroomClient", targets: ["VroomClient"]),
         .library(name: "Packets", targets: ["Packets"]),
         .library(name: "SDP", targets: ["SDP"]),
@@ -101,7 +103,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ], resources: [
             // The demo page's HTML, JavaScript and CSS, served at GET / (DemoPage.swift).
-            .copy("DemoPage"),
+            .copy("WebPages"),
         ]),
 
         // Media codecs and the client side.
@@ -120,7 +122,11 @@ let package = Package(
         // measured against: linked by test and benchmark targets only.
         .target(name: "LibSRTPReference", dependencies: ["CSRTP"]),
         // A WebRTC client in miniature (ICE, DTLS, SRTP on a real socket) for the media tests.
-        .target(name: "VroomTestPeer", dependencies: ["MediaIO", "WebRTC", "Packets", "CVroomUDP"]),
+        // Also the media worker's forwarding path driven on one thread
+        // (ForwardingPath), for SFUBenchmarks and its test.
+        .target(name: "VroomTestPeer", dependencies: [
+            "MediaIO", "SFU", "WebRTC", "Packets", "CVroomUDP", .product(name: "Logging", package: "swift-log"),
+        ]),
 
         .executableTarget(name: "VroomServer", dependencies: [
             "AdminAPI", "Signaling", "Node", "MediaIO", "Rooms", "Persistence", "AccessTokens",
@@ -158,6 +164,16 @@ let package = Package(
             ],
             path: "loadtest/Sources/LoadTestCore"
         ),
+        // One VroomClient participant from a shell: the SDK's smallest whole
+        // example, and the SDK client of the interop scenario meet.
+        .executableTarget(
+            name: "VroomJoin",
+            dependencies: [
+                "VroomClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The load tester: many VroomClient participants against one server.
         .executableTarget(
             name: "VroomLoadTest",
@@ -193,7 +209,10 @@ let package = Package(
 
         .executableTarget(
             name: "SFUBenchmarks",
-            dependencies: ["SFU", "WebRTC", "Packets", "LibSRTPReference", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: [
+                "SFU", "WebRTC", "Packets", "LibSRTPReference", "VroomTestPeer",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
             path: "Benchmarks/SFUBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
@@ -217,6 +236,8 @@ let package = Package(
         .testTarget(name: "CodecsTests", dependencies: ["Codecs"]),
         .testTarget(name: "VroomClientTests", dependencies: [
             "VroomClient", "Codecs", "WebRTC", "SDP", "Packets", "MediaIO", "Node", "Rooms", "VroomTesting",
+            // The server's /metrics, read with the load tester's parser (ICETCPEndToEndTests).
+            "LoadTestCore",
             .product(name: "Logging", package: "swift-log"),
             // HTTPS to a server with a test certificate (TLSEndToEndTests).
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -18,7 +18,9 @@ set -euo pipefail
 #           bottleneck, which needs the kernel's sch_htb and cls_u32), binutils
 #           (readelf, for scripts/check-deploy.sh), coturn (turnserver: the
 #           TURN credential test starts its own on 127.0.0.1; the package's
-#           own service is not used). The fuzzers use the Swift
+#           own service is not used), nftables (nft: the icetcp interop
+#           scenario drops UDP to the media ports inside its own network
+#           namespace, so Chromium must use ICE-TCP). The fuzzers use the Swift
 #           toolchain's own libFuzzer and AddressSanitizer runtimes.
 # Then the Python tools of scripts/check-deploy.sh, from PyPI (below).
 PACKAGES=(
@@ -30,6 +32,7 @@ PACKAGES=(
   sqlite3 libsqlite3-dev
   postgresql
   iproute2
+  nftables
   binutils
   coturn
   openssl

@@ -8,7 +8,10 @@
 #   4. interop    real WebRTC clients through a real vroom-server on loopback:
 #                 aiortc (2 and 3 participants, disable/enable, unpublish, 5% loss
 #                 and jitter through vroom-impair) and headless Chromium on the
-#                 demo page; network quality under loss and delay, dominant
+#                 demo page (also over ICE-TCP with UDP dropped by nftables:
+#                 scenario icetcp; and the SDK over UDP against ICE-TCP through
+#                 one 2% loss link: scenario icetcp-loss); network quality under
+#                 loss and delay, dominant
 #                 speaker; kill -9 of a cluster node (two nodes on a private
 #                 PostgreSQL): its aiortc participants resume at the other one
 #                 (scripts/interop/run.sh)
@@ -83,7 +86,7 @@ stage interop "scripts/interop/run.sh"
 interop_log=$(mktemp)
 interop_status=0
 scripts/interop/run.sh >"$interop_log" 2>&1 || interop_status=$?
-grep -E '^(==|    (PASS|FAIL)|interop:)' "$interop_log" || tail -n 40 "$interop_log"
+grep -E '^(==|    (PASS|FAIL|figure:)|interop:)' "$interop_log" || tail -n 40 "$interop_log"
 [ "$interop_status" -eq 0 ] || { tail -n 40 "$interop_log"; fail interop; }
 interop=$(sed -n 's/^interop: \([0-9]*\) passed.*/\1/p' "$interop_log" | tail -n1)
 rm -f "$interop_log"
@@ -110,7 +113,9 @@ bwe_log=$(mktemp)
 bwe_status=0
 scripts/interop/run.sh bwe >"$bwe_log" 2>&1 || bwe_status=$?
 grep -E '^(==|    (PASS|FAIL|STOPPED)|interop:)' "$bwe_log" || tail -n 40 "$bwe_log"
-[ "$bwe_status" -eq 0 ] || { tail -n 60 "$bwe_log"; rm -f "$bwe_log"; fail bwe; }
+# On failure the whole log (a few hundred lines): the per-second tables
+# are what says why a check failed.
+[ "$bwe_status" -eq 0 ] || { echo "---- the bwe log ----"; cat "$bwe_log"; rm -f "$bwe_log"; fail bwe; }
 bwe=$(sed -n 's/^interop: \([0-9]*\) passed.*/\1/p' "$bwe_log" | tail -n1)
 rm -f "$bwe_log"
 done_stage bwe

@@ -1,10 +1,17 @@
 // Forwarding budgets (DESIGN.md, "The packet path"): ns and mallocs per
-// forwarded packet through the production Router: receiveRTP -> Receiver ->
-// each DownTrack's munger -> header written into a preallocated egress slot.
-// "SFU VP8 forward" stops there (must allocate nothing); "SFU+SRTP VP8
-// forward" also protects every copy in place with its subscriber's AES-GCM
-// SRTPContext (OpenSSL EVP), as the media worker's sink does: budgeted at 0
-// mallocs too since issue 16 (libsrtp2 on NSS allocated in every protect).
+// forwarded packet.
+// - "SFU VP8 forward": the production Router alone: receiveRTP -> Receiver
+//   -> each DownTrack's munger -> header written into a preallocated slot.
+// - "SFU worker path VP8 forward": the media worker's whole path, the one
+//   it runs in production (ForwardingPath, checked by ForwardingPathTests):
+//   the publisher's SRTP written into the receive ring, MediaWorkerRooms'
+//   demux and SRTP unprotect, the Router, ConnectionSink's SRTP protect of
+//   each copy in place (OpenSSL EVP, the profile DTLS agreed with the
+//   subscribers), and EgressQueue's sendmmsg on a real UDP socket to real
+//   subscriber sockets on loopback. Only recvmmsg and the epoll wait are
+//   not in it. Its time includes the publisher side's SRTP protect of each
+//   ingress packet (one per packet against N for the copies).
+// Both are budgeted at 0 mallocs per packet.
 //
 //   swift package --disable-sandbox benchmark --target SFUBenchmarks
 //
@@ -15,6 +22,7 @@
 import Benchmark
 import Packets
 import SFU
+import VroomTestPeer
 import WebRTC
 
 /// A sink over preallocated slots that the worker would fill and send; here
@@ -44,58 +52,9 @@ struct RingSink: PacketSink {
     }
 }
 
-/// `RingSink` plus what the worker's `ConnectionSink` does next: SRTP
-/// protect in place with the subscriber's context (AEAD_AES_128_GCM), into
-/// the slot's spare bytes.
-struct ProtectingSink: PacketSink {
-    var ring: RingSink
-    let contexts: [SRTPContext]
-    var reserved: UnsafeMutableRawBufferPointer?
-    var protectedBytes = 0
-
-    init(slotCount: Int, subscribers: Int) {
-        ring = RingSink(slotCount: slotCount)
-        let key = [UInt8](repeating: 7, count: SRTPProfile.aeadAES128GCM.keyLength + SRTPProfile.aeadAES128GCM.saltLength)
-        contexts = (0..<subscribers).map { _ in
-            try! SRTPContext(material: SRTPKeyingMaterial(profile: .aeadAES128GCM, local: key, remote: key))
-        }
-    }
-
-    mutating func slot(for transport: TransportID) -> UnsafeMutableRawBufferPointer? {
-        let slot = ring.slot(for: transport)
-        reserved = slot.map { UnsafeMutableRawBufferPointer(start: $0.baseAddress, count: 1500) }
-        return slot
-    }
-
-    mutating func commit(transport: TransportID, length: Int, kind: EgressKind) {
-        ring.commit(transport: transport, length: length, kind: kind)
-        guard let slot = reserved, kind == .rtp else { return }
-        let context = contexts[Int(transport.rawValue) - 100]
-        protectedBytes &+= context.protectRTP(slot, length: length) ?? 0
-    }
-}
-
-/// A Chrome-like VP8 packet (abs-send-time 2, transport-cc 3, mid 4; 15-bit
-/// picture ID; 1100 bytes of payload), with sequence number `i`.
+/// A Chrome-like VP8 packet: the worker-path benchmark's (`ForwardingPath`).
 func makePacket(sequence: UInt16, pictureID: UInt16, keyframe: Bool, ssrc: SSRC) -> [UInt8] {
-    let header = RTPHeader(
-        marker: true, payloadType: 96, sequenceNumber: sequence, timestamp: UInt32(pictureID) &* 3000, ssrc: ssrc,
-        extensions: [
-            .init(id: 2, value: [0x12, 0x34, 0x56]),
-            .init(id: 3, value: [UInt8(sequence >> 8), UInt8(sequence & 0xFF)]),
-            .init(id: 4, value: Array("0".utf8)),
-        ])
-    var payload = [UInt8](repeating: 0, count: 4 + 1100)
-    payload[0] = 0x90  // X, S, PID 0
-    payload[1] = 0x80  // I
-    payload[2] = 0x80 | UInt8(pictureID >> 8 & 0x7F)
-    payload[3] = UInt8(pictureID & 0xFF)
-    payload[4] = keyframe ? 0x30 : 0x31
-    var packet = [UInt8](repeating: 0, count: header.packetSize(payloadCount: payload.count))
-    packet.withUnsafeMutableBytes { out in
-        payload.withUnsafeBytes { _ = try! RTPHeader.writePacket(header, payload: $0, to: out) }
-    }
-    return packet
+    ForwardingPath.vp8Packet(sequence: sequence, pictureID: pictureID, keyframe: keyframe, ssrc: ssrc)
 }
 
 final class Scenario<Sink: PacketSink> {
@@ -183,16 +142,16 @@ let benchmarks: @Sendable () -> Void = {
                 precondition(scenario.sink.packets > 0)
                 blackHole(scenario.sink.bytes)
             }
-            Benchmark("SFU+SRTP VP8 forward to \(subscribers) subscriber(s) (\(suffix))", configuration: configuration) {
-                benchmark in
-                let scenario = Scenario(
-                    subscribers: subscribers, sink: ProtectingSink(slotCount: 256, subscribers: subscribers))
-                benchmark.startMeasurement()
-                for _ in benchmark.scaledIterations { scenario.push() }
-                benchmark.stopMeasurement()
-                precondition(scenario.sink.protectedBytes > 0)
-                blackHole(scenario.sink.protectedBytes)
-            }
+            Benchmark(
+                "SFU worker path VP8 forward to \(subscribers) subscriber(s) (\(suffix))", configuration: configuration,
+                closure: { benchmark, path in
+                    let before = path.sent.datagrams
+                    benchmark.startMeasurement()
+                    for _ in benchmark.scaledIterations { path.forward() }
+                    benchmark.stopMeasurement()
+                    precondition(path.sent.datagrams > before && path.dropped == 0, "nothing forwarded")
+                },
+                setup: { try ForwardingPath(subscribers: subscribers) })
         }
     }
 

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CVroomUDP.h"
+#include "vroom_address.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,49 +10,6 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static void to_slot(const struct sockaddr_storage *ss, vroom_datagram *d) {
-    if (ss->ss_family == AF_INET) {
-        const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
-        d->family = 4;
-        d->port = ntohs(sin->sin_port);
-        memcpy(d->address, &sin->sin_addr, 4);
-    } else if (ss->ss_family == AF_INET6) {
-        const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
-        d->port = ntohs(sin6->sin6_port);
-        if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
-            // An IPv4 peer of a dual-stack socket: family 4, as on an IPv4
-            // socket (one key per peer, and STUN answers with its IPv4).
-            d->family = 4;
-            memcpy(d->address, (const uint8_t *)&sin6->sin6_addr + 12, 4);
-        } else {
-            d->family = 6;
-            memcpy(d->address, &sin6->sin6_addr, 16);
-        }
-    } else {
-        d->family = 0;
-        d->port = 0;
-    }
-}
-
-// Family 4 goes out as a sockaddr_in also on a dual-stack IPv6 socket:
-// Linux's udpv6_sendmsg hands AF_INET destinations to IPv4 unless the
-// socket is IPV6_V6ONLY.
-static socklen_t from_slot(uint8_t family, uint16_t port, const uint8_t *address, struct sockaddr_storage *ss) {
-    memset(ss, 0, sizeof(*ss));
-    if (family == 6) {
-        struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-        sin6->sin6_family = AF_INET6;
-        sin6->sin6_port = htons(port);
-        memcpy(&sin6->sin6_addr, address, 16);
-        return sizeof(*sin6);
-    }
-    struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-    sin->sin_family = AF_INET;
-    sin->sin_port = htons(port);
-    memcpy(&sin->sin_addr, address, 4);
-    return sizeof(*sin);
-}
 
 int vroom_udp_receive_batch(int fd, vroom_datagram *slots, unsigned count) {
     if (count > VROOM_UDP_MAX_BATCH) count = VROOM_UDP_MAX_BATCH;
@@ -74,7 +32,7 @@ int vroom_udp_receive_batch(int fd, vroom_datagram *slots, unsigned count) {
         // A datagram larger than the slot is truncated by the kernel: mark it
         // so the caller drops it rather than parsing half a packet.
         slots[i].length = (messages[i].msg_hdr.msg_flags & MSG_TRUNC) ? 0 : messages[i].msg_len;
-        to_slot(&addresses[i], &slots[i]);
+        vroom_sockaddr_read(&addresses[i], &slots[i].family, &slots[i].port, slots[i].address);
     }
     return n;
 }
@@ -93,7 +51,7 @@ int vroom_udp_send_batch(int fd, const vroom_datagram *slots, unsigned count) {
             vectors[i].iov_len = d->length;
             memset(&messages[i].msg_hdr, 0, sizeof(messages[i].msg_hdr));
             messages[i].msg_hdr.msg_name = &addresses[i];
-            messages[i].msg_hdr.msg_namelen = from_slot(d->family, d->port, d->address, &addresses[i]);
+            messages[i].msg_hdr.msg_namelen = vroom_sockaddr_make(d->family, d->port, d->address, &addresses[i]);
             messages[i].msg_hdr.msg_iov = &vectors[i];
             messages[i].msg_hdr.msg_iovlen = 1;
         }
@@ -119,7 +77,7 @@ int vroom_udp_send_batch(int fd, const vroom_datagram *slots, unsigned count) {
 
 int vroom_udp_send_one(int fd, const uint8_t *data, uint32_t length, uint8_t family, uint16_t port, const uint8_t *address) {
     struct sockaddr_storage ss;
-    socklen_t len = from_slot(family, port, address, &ss);
+    socklen_t len = vroom_sockaddr_make(family, port, address, &ss);
     ssize_t n = sendto(fd, data, length, MSG_DONTWAIT, (struct sockaddr *)&ss, len);
     return n < 0 ? -errno : (int)n;
 }

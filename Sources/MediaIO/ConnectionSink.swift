@@ -4,7 +4,8 @@ import WebRTC
 
 /// The `PacketSink` the routers write into: the worker's egress queue. Each
 /// packet is written in place into a queue slot, SRTP-protected in place,
-/// and queued for `sendmmsg` to the connection's selected address.
+/// and queued for `sendmmsg` to the connection's selected address (or, on
+/// an ICE-TCP path, framed into its stream's write buffer).
 struct ConnectionSink: PacketSink {
     /// SRTP's largest trailer (SRTP_MAX_TRAILER_LEN): the router may fill a
     /// slot up to this much short of its end.
@@ -43,6 +44,10 @@ struct ConnectionSink: PacketSink {
         }
         // A refused protect is counted by the transport.
         guard let protected else { return }
-        egress.commit(length: protected, to: destination)
+        if connection.selectedOverTCP {
+            egress.commitFrame(length: protected, to: destination)
+        } else {
+            egress.commitDatagram(length: protected, to: destination)
+        }
     }
 }

@@ -15,7 +15,7 @@ public final class DatagramRing {
     /// The C descriptors of the slots; `data` points into `storage`.
     public let datagrams: UnsafeMutablePointer<vroom_datagram>
     /// Slots in use (filled by a receive, or queued for a send).
-    var count = 0
+    package var count = 0
 
     public init(capacity: Int, slotSize: Int = 2048) {
         self.capacity = capacity
@@ -51,7 +51,7 @@ public final class DatagramRing {
     }
 
     @inline(__always)
-    func set(_ index: Int, length: Int, destination: STUNAddress) {
+    package func set(_ index: Int, length: Int, destination: STUNAddress) {
         datagrams[index].length = UInt32(length)
         destination.store(into: &datagrams[index])
     }

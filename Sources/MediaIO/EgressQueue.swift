@@ -5,16 +5,30 @@ import Packets
 /// place (the one copy forwarding needs, then SRTP protect in place) and sent
 /// as one batch per receive batch or timer run. A full queue is flushed, not
 /// grown, so memory stays fixed.
-final class EgressQueue {
+///
+/// A destination that is an ICE-TCP stream's peer gets the packet as an
+/// RFC 4571 frame in that stream's write buffer instead (one copy), written
+/// at the same flush. Without open streams this costs one `isEmpty` test;
+/// media to a connection known to be on UDP skips it (`commitDatagram`).
+package final class EgressQueue {
     private let ring: DatagramRing
     private let descriptor: Int32
+    /// The worker's ICE-TCP streams, when it listens on TCP.
+    let tcp: TCPStreamTable?
     /// Datagrams the kernel refused (socket buffer full, unreachable): dropped, never retried.
-    private(set) var sendFailures: UInt64 = 0
-    private(set) var datagramsSent: UInt64 = 0
+    package private(set) var sendFailures: UInt64 = 0
+    package private(set) var datagramsSent: UInt64 = 0
 
-    init(descriptor: Int32, capacity: Int = 256) {
+    init(descriptor: Int32, capacity: Int = 256, tcp: TCPStreamTable?) {
         self.descriptor = descriptor
+        self.tcp = tcp
         ring = DatagramRing(capacity: capacity)
+    }
+
+    /// A queue for a socket with no ICE-TCP streams beside it (the
+    /// production path's benchmark, `ForwardingPath`).
+    package convenience init(descriptor: Int32, capacity: Int = 256) {
+        self.init(descriptor: descriptor, capacity: capacity, tcp: nil)
     }
 
     /// The next free slot's whole buffer; the caller writes a packet at its
@@ -25,9 +39,34 @@ final class EgressQueue {
         return ring.buffer(ring.count)
     }
 
-    /// Queues the packet written into the reserved slot.
+    /// Queues the packet written into the reserved slot: as a frame on the
+    /// ICE-TCP stream whose peer is `destination`, else as a datagram.
     @inline(__always)
     func commit(length: Int, to destination: STUNAddress) {
+        if let tcp, !tcp.isEmpty,
+            tcp.enqueue(UnsafeRawBufferPointer(rebasing: ring.buffer(ring.count)[0..<length]), to: destination)
+        {
+            return
+        }
+        commitDatagram(length: length, to: destination)
+    }
+
+    /// Queues the packet written into the reserved slot as a frame on the
+    /// ICE-TCP stream whose peer is `destination`; drops it (a send
+    /// failure) when that stream has closed: never UDP to a TCP peer's port.
+    @inline(__always)
+    func commitFrame(length: Int, to destination: STUNAddress) {
+        guard let tcp, tcp.enqueue(UnsafeRawBufferPointer(rebasing: ring.buffer(ring.count)[0..<length]), to: destination)
+        else {
+            sendFailures &+= 1
+            return
+        }
+    }
+
+    /// Queues the packet written into the reserved slot as a UDP datagram,
+    /// without asking whether `destination` is an ICE-TCP stream.
+    @inline(__always)
+    func commitDatagram(length: Int, to destination: STUNAddress) {
         ring.set(ring.count, length: length, destination: destination)
         ring.count += 1
     }
@@ -46,7 +85,8 @@ final class EgressQueue {
     var pending: Int { ring.count }
 
     /// Sends everything queued with as few `sendmmsg` calls as the kernel allows.
-    func flush() {
+    package func flush() {
+        tcp?.flush()
         guard ring.count > 0 else { return }
         let sent = vroom_udp_send_batch(descriptor, ring.datagrams, UInt32(ring.count))
         let accepted = max(0, Int(sent))

@@ -20,13 +20,17 @@ public struct MediaConfiguration: Sendable {
     public var networkQuality: NetworkQualityMonitor.Configuration
     /// Dominant speaker's threshold and times.
     public var dominantSpeaker: DominantSpeakerConfiguration
+    /// ICE-TCP: a TCP listener per worker at its UDP port number, passive
+    /// TCP candidates (PROTOCOL.md section 9).
+    public var iceTCP: ICETCPConfiguration
 
     public init(
         bindAddress: String = "0.0.0.0", basePort: UInt16 = 7882, workers: Int = 1,
         announcedAddresses: [String] = ["127.0.0.1"], consentTimeoutSeconds: Double = 30,
         networkQuality: NetworkQualityMonitor.Configuration = .init(),
-        dominantSpeaker: DominantSpeakerConfiguration = .init()
+        dominantSpeaker: DominantSpeakerConfiguration = .init(), iceTCP: ICETCPConfiguration = .init()
     ) {
+        self.iceTCP = iceTCP
         self.networkQuality = networkQuality
         self.dominantSpeaker = dominantSpeaker
         self.bindAddress = bindAddress

@@ -3,7 +3,7 @@ import WebRTC
 
 /// One PeerConnection as its media worker holds it: the sans-I/O transport
 /// (ICE-lite, DTLS, SRTP) plus who it belongs to.
-final class MediaConnection {
+package final class MediaConnection {
     let id: TransportID
     let participant: ParticipantHandle
     let room: RoomHandle
@@ -11,11 +11,14 @@ final class MediaConnection {
     let transport: PeerTransport
     /// `connected` was reported to the control plane.
     var reportedConnected = false
+    /// The selected address is an ICE-TCP stream's peer: media egress looks
+    /// the stream up; for a UDP path it skips that look-up.
+    var selectedOverTCP = false
     /// `failed` was reported: the connection stays until the control plane
     /// removes it, but nothing more is reported.
     var reportedFailure = false
 
-    init(id: TransportID, participant: ParticipantHandle, room: RoomHandle, role: MediaEvent.Connection, transport: PeerTransport) {
+    package init(id: TransportID, participant: ParticipantHandle, room: RoomHandle, role: MediaEvent.Connection, transport: PeerTransport) {
         self.id = id
         self.participant = participant
         self.room = room

@@ -39,11 +39,11 @@ final class MediaConnectionTable {
 }
 
 /// What a worker dropped before or after the transports and routers saw it.
-struct MediaWorkerCounters: Sendable, Equatable {
-    var received: UInt64 = 0
-    var truncated: UInt64 = 0
+package struct MediaWorkerCounters: Sendable, Equatable {
+    package var received: UInt64 = 0
+    package var truncated: UInt64 = 0
     /// No connection for the STUN username or source address.
-    var unknownTuple: UInt64 = 0
+    package var unknownTuple: UInt64 = 0
     /// RTP on a subscriber connection, or for a room without a router.
-    var unexpected: UInt64 = 0
+    package var unexpected: UInt64 = 0
 }

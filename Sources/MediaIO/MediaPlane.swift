@@ -34,15 +34,38 @@ public final class MediaPlane: Sendable {
         var workers: [MediaWorker<MediaWorkerRooms>] = []
         for k in 0..<configuration.workers {
             let port = configuration.basePort == 0 ? 0 : configuration.basePort &+ UInt16(k)
-            let socket = try UDPSocket(address: configuration.bindAddress, port: port)
+            let (socket, listener) = try Self.bind(configuration, port: port)
             let workerLogger = logger
-            workers.append(try MediaWorker(index: k, socket: socket) {
+            workers.append(try MediaWorker(
+                index: k, socket: socket, listener: listener, tcpConfiguration: configuration.iceTCP,
+                idleTimeoutSeconds: configuration.consentTimeoutSeconds
+            ) {
                 MediaWorkerRooms(
                     events: events, logger: workerLogger, networkQuality: configuration.networkQuality,
                     dominantSpeaker: configuration.dominantSpeaker)
             })
         }
         self.workers = workers
+    }
+
+    /// A worker's UDP socket and, with ICE-TCP, its TCP listener at the
+    /// same port number. With port 0 the kernel picks the UDP port, which
+    /// may be taken on TCP: then another pick, up to 20 times.
+    private static func bind(_ configuration: MediaConfiguration, port: UInt16) throws -> (UDPSocket, TCPListener?) {
+        var attempt = 0
+        while true {
+            let socket = try UDPSocket(address: configuration.bindAddress, port: port)
+            guard configuration.iceTCP.enabled else { return (socket, nil) }
+            do {
+                // `::` fell back to IPv4 alone where the kernel has no IPv6: the listener too.
+                let address = socket.families == [.ipv4] && configuration.bindAddress == "::" ? "0.0.0.0" : configuration.bindAddress
+                return (socket, try TCPListener(address: address, port: socket.localPort))
+            } catch {
+                socket.close()
+                attempt += 1
+                guard port == 0, attempt < 20 else { throw error }
+            }
+        }
     }
 
     /// Participants with negotiation state here (bounded by the live ones:
@@ -74,7 +97,9 @@ public final class MediaPlane: Sendable {
         // IPv4 socket (or the reverse) would be a candidate nobody reaches.
         let candidates = configuration.announcedAddresses.compactMap { STUNAddress(text: $0, port: port) }
             .filter { socket.families.contains($0.family) }
-        return NegotiationTransport(ice: ice, fingerprint: certificate.fingerprint, candidates: candidates)
+        // ICE-TCP listens at the same port number, on the same families (PROTOCOL.md section 9).
+        let tcp = workers[worker].listener == nil ? [] : candidates
+        return NegotiationTransport(ice: ice, fingerprint: certificate.fingerprint, candidates: candidates, tcpCandidates: tcp)
     }
 
     var transportConfiguration: PeerTransportConfiguration {
@@ -188,7 +213,9 @@ public final class MediaPlane: Sendable {
             }
             for track in plan.removed { router.removeReceiver(track: track.trackID) }
             var failures: [String] = []
-            for receiver in plan.receivers {
+            // Kept tracks first: one moved to another m-line frees its old
+            // SSRCs before a new track may declare them.
+            for receiver in plan.receivers.filter({ !$0.isNew }) + plan.receivers.filter(\.isNew) {
                 do {
                     if receiver.isNew || router.receiverSSRCs(track: receiver.track) == nil {
                         try router.addReceiver(
@@ -198,6 +225,7 @@ public final class MediaPlane: Sendable {
                             enabled: receiver.enabled, layers: receiver.layers, priority: receiver.priority)
                         rooms.attachPendingDownTracks(of: receiver.track, in: room)
                     } else {
+                        try router.updateReceiverMID(track: receiver.track, mid: receiver.mid)
                         try router.updateReceiverSSRCs(track: receiver.track, ssrc: receiver.ssrc, rtxSSRC: receiver.rtxSSRC)
                     }
                 } catch {

@@ -29,6 +29,8 @@ extension MediaStatistics {
         out.sample("vroom_packets_dropped_total", ["reason": "unknown_tuple"], unknownTuple)
         out.sample("vroom_packets_dropped_total", ["reason": "truncated"], truncated)
         out.sample("vroom_packets_dropped_total", ["reason": "unexpected"], unexpected)
+        // ICE-TCP: whole frames a slow reader's full write buffer refused.
+        out.sample("vroom_packets_dropped_total", ["reason": "tcp_slow_reader"], tcp.framesDroppedSlowReader)
         out.family("vroom_nack_received_total", "NACK feedback received from subscribers.", "counter")
         out.sample("vroom_nack_received_total", [:], router.nackReceived)
         out.family("vroom_retransmissions_total", "Packets resent from the NACK history.", "counter")
@@ -69,6 +71,26 @@ extension MediaStatistics {
         out.sample("vroom_udp_datagrams_sent_total", [:], datagramsSent)
         out.family("vroom_udp_send_failures_total", "Datagrams the kernel refused (buffer full, unreachable).", "counter")
         out.sample("vroom_udp_send_failures_total", [:], sendFailures)
+        out.family("vroom_tcp_connections_accepted_total", "ICE-TCP connections accepted on the media ports.", "counter")
+        out.sample("vroom_tcp_connections_accepted_total", [:], tcp.accepted)
+        out.family(
+            "vroom_tcp_connections_closed_total",
+            "ICE-TCP connections the server closed or lost, by reason.", "counter")
+        let closes: [(String, UInt64)] = [
+            ("bad_length", tcp.closedBadLength), ("garbage", tcp.closedGarbage),
+            ("handshake_timeout", tcp.closedHandshakeTimeout), ("unauthenticated_limit", tcp.closedUnauthenticatedLimit),
+            ("idle", tcp.closedIdle), ("peer", tcp.closedByPeer),
+        ]
+        for (reason, value) in closes { out.sample("vroom_tcp_connections_closed_total", ["reason": reason], value) }
+        out.family("vroom_tcp_connections", "ICE-TCP connections open now, by state.", "gauge")
+        out.sample("vroom_tcp_connections", ["state": "authenticated"], UInt64(max(0, tcp.open - tcp.unauthenticated)))
+        out.sample("vroom_tcp_connections", ["state": "unauthenticated"], UInt64(tcp.unauthenticated))
+        out.family("vroom_tcp_frames_received_total", "RFC 4571 frames received on ICE-TCP connections.", "counter")
+        out.sample("vroom_tcp_frames_received_total", [:], tcp.framesReceived)
+        out.family("vroom_tcp_frames_sent_total", "RFC 4571 frames queued on ICE-TCP connections.", "counter")
+        out.sample("vroom_tcp_frames_sent_total", [:], tcp.framesSent)
+        out.family("vroom_tcp_buffered_bytes", "Bytes waiting in ICE-TCP write buffers.", "gauge")
+        out.sample("vroom_tcp_buffered_bytes", [:], UInt64(tcp.bufferedBytes))
         out.family("vroom_media_connections", "PeerConnections on the media workers.", "gauge")
         out.sample("vroom_media_connections", [:], UInt64(connections))
         return out.text

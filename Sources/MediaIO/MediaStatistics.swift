@@ -16,6 +16,8 @@ public struct MediaStatistics: Sendable, Equatable {
     public var datagramsReceived: UInt64 = 0
     public var datagramsSent: UInt64 = 0
     public var sendFailures: UInt64 = 0
+    /// ICE-TCP streams: accepted, framed, refused, dropped.
+    public var tcp = TCPCounters()
     public var rooms = 0
     public var connections = 0
     /// Subscribed video tracks switched off now, by reason (a gauge).
@@ -32,6 +34,7 @@ public struct MediaStatistics: Sendable, Equatable {
         datagramsReceived &+= other.datagramsReceived
         datagramsSent &+= other.datagramsSent
         sendFailures &+= other.sendFailures
+        tcp.add(other.tcp)
         rooms += other.rooms
         connections += other.connections
         tracksSwitchedOff.merge(other.tracksSwitchedOff, uniquingKeysWith: +)
@@ -67,6 +70,7 @@ extension MediaWorkerRooms {
         s.datagramsReceived &+= table.counters.received
         s.datagramsSent &+= egressCounters.sent
         s.sendFailures &+= egressCounters.failures
+        if let tcp { s.tcp = tcp.snapshot }
         s.rooms = routers.count
         s.connections = table.byID.count
         return s
@@ -109,6 +113,14 @@ extension MediaStatistics: CustomStringConvertible {
         add("rtcp.sent", router.rtcpSent)
         add("udp.sent", datagramsSent)
         add("udp.send_failures", sendFailures)
+        add("tcp.accepted", tcp.accepted)
+        add("tcp.frames_received", tcp.framesReceived)
+        add("tcp.frames_sent", tcp.framesSent)
+        add("tcp.dropped.slow_reader", tcp.framesDroppedSlowReader)
+        add("tcp.closed.bad_length", tcp.closedBadLength)
+        add("tcp.closed.garbage", tcp.closedGarbage)
+        add("tcp.closed.handshake_timeout", tcp.closedHandshakeTimeout)
+        add("tcp.closed.unauthenticated_limit", tcp.closedUnauthenticatedLimit)
         return parts.joined(separator: " ")
     }
 }

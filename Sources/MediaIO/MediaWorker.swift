@@ -19,18 +19,38 @@ protocol MediaWorkerHandler: AnyObject, SendableMetatype {
     /// Runs the timers that are due (DTLS retransmissions, consent, RTCP
     /// reports, congestion feedback) and returns the next deadline.
     func fireTimers(now: MediaTime, egress: EgressQueue) -> MediaTime
+
+    /// The worker listens on TCP too: its streams, for the handler's
+    /// statistics and to mark streams authenticated.
+    func attach(tcp: TCPStreamTable)
+
+    /// Jobs ran (connections added, restarted, removed): any timer may have
+    /// moved, so the next `fireTimers` looks at all of them.
+    func jobsRan()
+}
+
+extension MediaWorkerHandler {
+    func attach(tcp: TCPStreamTable) {}
+    func jobsRan() {}
 }
 
 /// One media worker: one UDP socket, one thread (PROTOCOL.md section 1).
-/// The thread waits for datagrams, a job, or its next timer; receives in
-/// batches of up to 32 with `recvmmsg`, hands them to its handler, and sends
-/// what the handler queued with `sendmmsg`. The control plane reaches the
-/// handler only through `enqueue`/`perform`, which run on the thread.
+/// The thread waits (one epoll set) for datagrams, a job, its next timer,
+/// and with ICE-TCP for connections on its TCP listener and frames on the
+/// streams it accepted; receives in batches of up to 32 with `recvmmsg`
+/// (TCP frames are copied into the same ring), hands them to its handler,
+/// and sends what the handler queued with `sendmmsg` (TCP: one write per
+/// stream per flush). The control plane reaches the handler only through
+/// `enqueue`/`perform`, which run on the thread.
 final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
     typealias Job = @Sendable (Handler) -> Void
 
     let index: Int
     let socket: UDPSocket
+    /// The ICE-TCP listener at the UDP port's number, if TCP is on.
+    let listener: TCPListener?
+    private let tcpConfiguration: ICETCPConfiguration
+    private let idleTimeoutSeconds: Double
     private let wakeDescriptor: Int32
     private let jobs = Mutex<[Job]>([])
     private let stopping = Atomic<Bool>(false)
@@ -38,7 +58,12 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
     private let makeHandler: @Sendable () -> Handler
 
     /// - Parameter makeHandler: builds the handler on the worker's thread.
-    init(index: Int, socket: UDPSocket, makeHandler: @escaping @Sendable () -> Handler) throws(SocketError) {
+    /// - Parameter listener: ICE-TCP's listening socket; `idleTimeoutSeconds`
+    ///   closes authenticated streams without input (the consent timeout).
+    init(
+        index: Int, socket: UDPSocket, listener: TCPListener? = nil, tcpConfiguration: ICETCPConfiguration = .init(),
+        idleTimeoutSeconds: Double = 30, makeHandler: @escaping @Sendable () -> Handler
+    ) throws(SocketError) {
         let wake = vroom_wake_create()
         guard wake >= 0 else { throw SocketError(operation: "eventfd", code: -wake) }
         // 4 MiB each way: about 3500 full-size datagrams, 0.3 s of a 100 Mbit/s
@@ -50,6 +75,9 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
         }
         self.index = index
         self.socket = socket
+        self.listener = listener
+        self.tcpConfiguration = tcpConfiguration
+        self.idleTimeoutSeconds = idleTimeoutSeconds
         self.wakeDescriptor = wake
         self.makeHandler = makeHandler
     }
@@ -93,37 +121,72 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
         }
     }
 
+    /// epoll tags: the UDP socket, the wake eventfd, the TCP listener; streams from `firstStreamTag` on.
+    private static var udpTag: UInt64 { 0 }
+    private static var wakeTag: UInt64 { 1 }
+    private static var listenerTag: UInt64 { 2 }
+    private static var firstStreamTag: UInt64 { 16 }
+
     private func run(logger: Logger) {
         let handler = makeHandler()
         // 32 per batch: CPU cache-sized, and enough that one wakeup drains a
         // burst from 30 publishers.
         let ingress = DatagramRing(capacity: 32)
-        let egress = EgressQueue(descriptor: socket.descriptor)
+        let poll = vroom_poll_create()
+        var tcp: TCPStreamTable?
+        if poll >= 0 {
+            _ = vroom_poll_add(poll, socket.descriptor, Self.udpTag, 0)
+            _ = vroom_poll_add(poll, wakeDescriptor, Self.wakeTag, 0)
+            if let listener, vroom_poll_add(poll, listener.descriptor, Self.listenerTag, 0) == 0 {
+                tcp = TCPStreamTable(
+                    listener: listener, pollDescriptor: poll, firstTag: Self.firstStreamTag, configuration: tcpConfiguration,
+                    idleTimeoutSeconds: idleTimeoutSeconds, now: MediaClock.now())
+            }
+        } else {
+            logger.error("media worker \(index): epoll_create failed (errno \(-poll)); stopping")
+            stopping.store(true, ordering: .releasing)
+        }
+        if let tcp { handler.attach(tcp: tcp) }
+        let egress = EgressQueue(descriptor: socket.descriptor, tcp: tcp)
         var deadline = handler.fireTimers(now: MediaClock.now(), egress: egress)
         egress.flush()
+        let ready = UnsafeMutablePointer<vroom_poll_event>.allocate(capacity: 64)
+        defer { ready.deallocate() }
         while !stopping.load(ordering: .acquiring) {
             let now = MediaClock.now()
             // Wake at the next timer, or every 100 ms at the latest (a cheap
             // upper bound in case a handler under-reports its deadline).
             let waitNanoseconds = min(deadline.nanoseconds(since: now), 100_000_000)
             let timeout = deadline <= now ? 0 : Int32((waitNanoseconds + 999_999) / 1_000_000)
-            let ready = vroom_udp_wait(socket.descriptor, wakeDescriptor, timeout)
-            if ready < 0 {
-                logger.error("media worker \(index): poll failed (errno \(-ready)); stopping")
+            let count = vroom_poll_wait(poll, ready, 64, timeout)
+            if count < 0 {
+                logger.error("media worker \(index): epoll_wait failed (errno \(-count)); stopping")
                 break
             }
-            if ready & 2 != 0 {
+            var udpReady = false
+            var woken = false
+            var listenerReady = false
+            for i in 0..<Int(count) {
+                switch ready[i].tag {
+                case Self.udpTag: udpReady = true
+                case Self.wakeTag: woken = true
+                case Self.listenerTag: listenerReady = true
+                default: break
+                }
+            }
+            if woken {
                 vroom_wake_clear(wakeDescriptor)
                 let pending = jobs.withLock { queued -> [Job] in
                     defer { queued.removeAll(keepingCapacity: true) }
                     return queued
                 }
                 for job in pending { job(handler) }
+                handler.jobsRan()
                 egress.flush()
                 // A job may have armed a sooner timer (a new DTLS flight).
                 deadline = MediaClock.now()
             }
-            if ready & 1 != 0 {
+            if udpReady {
                 // Drain what is waiting, a batch at a time, but give timers a
                 // turn after 16 batches (512 datagrams).
                 for _ in 0..<16 {
@@ -136,12 +199,31 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
                     if Int(count) < ingress.capacity { break }
                 }
             }
+            if let tcp {
+                let now = MediaClock.now()
+                if listenerReady { tcp.acceptReady(now: now) }
+                for i in 0..<Int(count) where ready[i].tag >= Self.firstStreamTag {
+                    let tag = ready[i].tag
+                    if ready[i].flags & UInt32(VROOM_POLL_WRITABLE) != 0 { tcp.writableReady(tag: tag) }
+                    if ready[i].flags & UInt32(VROOM_POLL_READABLE) != 0 {
+                        tcp.readReady(tag: tag, now: now, ring: ingress) { frames in
+                            if let sooner = handler.received(ingress, count: frames, now: MediaClock.now(), egress: egress) {
+                                deadline = min(deadline, sooner)
+                            }
+                        }
+                        egress.flush()
+                    }
+                }
+                tcp.sweep(now: now)
+            }
             let after = MediaClock.now()
             if deadline <= after {
                 deadline = handler.fireTimers(now: after, egress: egress)
                 egress.flush()
             }
         }
+        if let tcp { tcp.closeAll() } else { listener?.close() }
+        if poll >= 0 { closeDescriptor(poll) }
         // Jobs queued before the stop still run, so no `perform` waits forever.
         let pending = jobs.withLock { queued -> [Job] in
             defer { queued.removeAll() }

@@ -7,7 +7,7 @@ import WebRTC
 /// its rooms and one `Router` per room (DESIGN.md, "One owner per state").
 /// It is the `MediaWorkerHandler` of the worker's thread; the control plane
 /// changes it only through jobs (`MediaPlane`).
-final class MediaWorkerRooms: MediaWorkerHandler {
+package final class MediaWorkerRooms: MediaWorkerHandler {
     let table = MediaConnectionTable()
     private(set) var routers: [RoomHandle: Router] = [:]
     /// When each router wants `tick` next (now, after a command that may
@@ -23,12 +23,17 @@ final class MediaWorkerRooms: MediaWorkerHandler {
     var signals: [RoomHandle: RoomSignals] = [:]
     /// What each subscriber asked for the video it receives, by track.
     var subscriberPreferences: [ParticipantHandle: [TrackID: DownTrackPreferences]] = [:]
+    /// The worker's ICE-TCP streams, when it listens on TCP.
+    private(set) var tcp: TCPStreamTable?
+    /// The earliest transport timer as of the last visit, brought forward
+    /// by handled packets; nil: unknown (after jobs), visit them all.
+    private var transportsDue: MediaTime?
     let events: @Sendable (MediaEvent) -> Void
     let logger: Logger
     let qualityConfiguration: NetworkQualityMonitor.Configuration
     let speakerConfiguration: DominantSpeakerConfiguration
 
-    init(
+    package init(
         events: @escaping @Sendable (MediaEvent) -> Void, logger: Logger,
         networkQuality: NetworkQualityMonitor.Configuration = .init(),
         dominantSpeaker: DominantSpeakerConfiguration = .init()
@@ -43,7 +48,7 @@ final class MediaWorkerRooms: MediaWorkerHandler {
 
     /// The room's router, created on first use. `ntpAtZero` ties the
     /// monotonic clock to wall-clock NTP time for sender reports.
-    func router(for room: RoomHandle) -> Router {
+    package func router(for room: RoomHandle) -> Router {
         if let router = routers[room] { return router }
         let router = Router(ntpAtZero: NTPClock.ntpAtMonotonicZero())
         routers[room] = router
@@ -56,8 +61,16 @@ final class MediaWorkerRooms: MediaWorkerHandler {
         routerDeadlines[room] = MediaClock.now()
     }
 
-    func add(_ connection: MediaConnection) {
+    package func add(_ connection: MediaConnection) {
         table.add(connection)
+    }
+
+    func attach(tcp: TCPStreamTable) {
+        self.tcp = tcp
+    }
+
+    func jobsRan() {
+        transportsDue = nil
     }
 
     func connection(_ id: TransportID) -> MediaConnection? { table.byID[id] }
@@ -90,11 +103,11 @@ final class MediaWorkerRooms: MediaWorkerHandler {
         if let key = UfragKey(local.ufrag) { table.byUfrag[key] = id }
     }
 
-    var counters: MediaWorkerCounters { table.counters }
+    package var counters: MediaWorkerCounters { table.counters }
 
     // MARK: - The packet path
 
-    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime? {
+    package func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime? {
         var sink = ConnectionSink(connections: table, egress: egress)
         var sooner: MediaTime?
         for index in 0..<count {
@@ -128,6 +141,11 @@ final class MediaWorkerRooms: MediaWorkerHandler {
                 tickWanted(by: router, in: connection.room, sooner: &sooner)
             case .handled:
                 drainControl(connection, egress: egress)
+                // A STUN or DTLS packet may have armed a sooner timer.
+                if let due = connection.transport.nextTimeout, due < transportsDue ?? due.adding(nanoseconds: 1) {
+                    transportsDue = due
+                    sooner = min(sooner ?? due, due)
+                }
             case .dropped:
                 break  // counted by the transport
             }
@@ -144,19 +162,30 @@ final class MediaWorkerRooms: MediaWorkerHandler {
         sooner = min(sooner ?? wanted, wanted)
     }
 
-    func fireTimers(now: MediaTime, egress: EgressQueue) -> MediaTime {
+    package func fireTimers(now: MediaTime, egress: EgressQueue) -> MediaTime {
         egressCounters = (egress.datagramsSent, egress.sendFailures)
         // 100 ms at the latest: the worker's own cap on waiting.
         var next = now.adding(milliseconds: 100)
-        for connection in table.byID.values {
-            if let due = connection.transport.nextTimeout {
-                if due <= now {
-                    connection.transport.handleTimeout(now: now)
-                    drainControl(connection, egress: egress)
+        // The transports' timers (ICE consent, DTLS flights) are seconds
+        // apart; the routers tick every few milliseconds. So the transports
+        // are visited only when the earliest of their timers is due or one
+        // may have moved (a handled STUN or DTLS packet, a job), not at
+        // every tick: that visit took about 5% of the server's CPU at
+        // 1 x 30 in ../shared/bench (perf, issue 16).
+        if transportsDue.map({ $0 <= now }) ?? true {
+            var earliest: MediaTime?
+            for connection in table.byID.values {
+                if let due = connection.transport.nextTimeout {
+                    if due <= now {
+                        connection.transport.handleTimeout(now: now)
+                        drainControl(connection, egress: egress)
+                    }
+                    if let again = connection.transport.nextTimeout { earliest = min(earliest ?? again, max(again, now)) }
                 }
-                if let again = connection.transport.nextTimeout, again < next { next = max(again, now) }
             }
+            transportsDue = earliest
         }
+        if let transportsDue, transportsDue < next { next = transportsDue }
         var sink = ConnectionSink(connections: table, egress: egress)
         for (room, router) in routers {
             var deadline = routerDeadlines[room] ?? now
@@ -182,7 +211,10 @@ final class MediaWorkerRooms: MediaWorkerHandler {
             switch event {
             case .addressValidated(let address):
                 table.byAddress[address] = connection.id
+                // An ICE-TCP stream from there is now a live path.
+                tcp?.authenticate(address)
             case .selected(let address):
+                connection.selectedOverTCP = tcp?.byAddress[address] != nil
                 logger.debug("\(connection.participant) \(connection.role.rawValue): sending to \(address)")
             case .connected(let profile):
                 logger.debug("\(connection.participant) \(connection.role.rawValue): DTLS-SRTP up (\(profile))")

@@ -8,6 +8,7 @@ extension RoomHost {
     /// server's log when the event is worth one (a failure).
     @discardableResult
     public func handle(_ event: RoomMediaEvent) -> String? {
+        remember(event)
         switch event {
         case .connected:
             return nil

@@ -37,6 +37,12 @@ public actor RoomHost {
     private let clock: @Sendable () -> Date
     private var timer: Task<Void, Never>?
     private var timerDeadline: Date?
+    /// The latest network quality broadcast for each participant, and each
+    /// room's dominant speaker: a joiner is sent them right after `joined`,
+    /// since both are otherwise sent only on change (PROTOCOL.md 3.7, 3.8)
+    /// and a late joiner would show no levels until someone's changed.
+    private var qualities: [ParticipantSID: (room: RoomSID, level: Int, warnings: [NetworkQualityWarning])] = [:]
+    private var dominantSpeakers: [RoomSID: ParticipantSID] = [:]
 
     /// - Parameters:
     ///   - eventSink: receives, in order, every event that is not a notice
@@ -101,8 +107,32 @@ public actor RoomHost {
         connections[sid] = connection
         joined(outcome.value)
         route(outcome.events)
+        sendCurrentSignals(to: sid, in: outcome.value.room.sid)
         armTimer()
         return outcome.value
+    }
+
+    /// The room's dominant speaker and the others' latest network quality,
+    /// to a participant that just joined or resumed.
+    private func sendCurrentSignals(to participant: ParticipantSID, in room: RoomSID) {
+        guard let connection = connections[participant] else { return }
+        if let speaker = dominantSpeakers[room] { connection.deliver(.dominantSpeaker(speaker)) }
+        let others = qualities.filter { $0.value.room == room && $0.key != participant }
+        for (other, quality) in others.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            connection.deliver(.networkQuality(participant: other, level: quality.level, warnings: quality.warnings))
+        }
+    }
+
+    /// Remembers what `sendCurrentSignals` sends a joiner.
+    func remember(_ event: RoomMediaEvent) {
+        switch event {
+        case .networkQuality(let room, let participant, let level, let warnings):
+            qualities[participant] = (room, level, warnings)
+        case .dominantSpeaker(let room, let participant):
+            dominantSpeakers[room] = participant
+        default:
+            break
+        }
     }
 
     /// A session's socket went away without `leave` (a drop, PROTOCOL.md
@@ -123,6 +153,8 @@ public actor RoomHost {
     public func release(room: RoomSID) -> [(participant: ParticipantSID, connection: (any ParticipantConnection)?)] {
         _ = catchUp()
         let released = service.release(room: room).map { ($0, connections.removeValue(forKey: $0)) }
+        for (participant, _) in released { qualities[participant] = nil }
+        dominantSpeakers[room] = nil
         armTimer()
         return released
     }
@@ -168,8 +200,10 @@ public actor RoomHost {
             case .notice(let participant, let notice):
                 connections[participant]?.deliver(notice)
                 if case .disconnected = notice { connections[participant] = nil }
-            case .participantRemoved(_, let participant, _):
+            case .participantRemoved(let room, let participant, _):
                 connections[participant] = nil
+                qualities[participant] = nil
+                if dominantSpeakers[room] == participant { dominantSpeakers[room] = nil }
                 others.append(event)
             default:
                 others.append(event)

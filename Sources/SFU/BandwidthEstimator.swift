@@ -75,6 +75,8 @@ public struct BandwidthEstimator: Sendable {
     /// probe on a saturated link cut the estimate to 73% of the link (0.85 of
     /// an acknowledged rate already 0.85 of it), measured in the tests.
     static let probeQueueWindow: UInt64 = 250_000_000
+    /// How long after a delay-based cut no probe is asked for.
+    static let congestionHold: UInt64 = 1_000_000_000
     /// Set by the first transport-cc feedback: from then on the delay-based
     /// estimate leads and REMB only caps it.
     private var hasTransportFeedback = false
@@ -213,10 +215,27 @@ public struct BandwidthEstimator: Sendable {
     }
 
     /// The allocator wants `targetBitsPerSecond`: probe for it if it is well
-    /// above the estimate (rate-limited; see `ProbeController`).
+    /// above the estimate (rate-limited; see `ProbeController`), unless the
+    /// link is congested now.
     public mutating func requestProbe(targetBitsPerSecond: UInt64, now: MediaTime) {
-        guard hasTransportFeedback || remb == nil else { return }
+        guard hasTransportFeedback || remb == nil, !isCongested(now: now.nanoseconds) else { return }
         probes.request(target: Double(targetBitsPerSecond), estimate: Double(estimate), now: now.nanoseconds)
+    }
+
+    /// A congestion signal is fresh: the delay trend overuses, the last loss
+    /// report (within a second) is over 10% (the loss bound cuts), or the
+    /// delay-based estimate was cut within `congestionHold`. No headroom is
+    /// there to find, and a probe would hide the signal: the feedback around
+    /// it is discounted (`probeQueueWindow`). A link cut from 1.8 Mbit/s to
+    /// 250 kbit/s was probed right after its first cut; the estimate then
+    /// held at 4.5x the link for 1.6 s, and Chromium went 2.1 s without a
+    /// frame (bwe-cut).
+    private func isCongested(now: UInt64) -> Bool {
+        if trendline.usage == .overusing || (lossBound.recentFraction(now: now) ?? 0) > LossBasedBound.highLoss {
+            return true
+        }
+        guard let last = rateControl.lastDecrease else { return false }
+        return now < last + Self.congestionHold
     }
 
     /// A probe cluster is queued: `nextProbe` returns it now (the caller

@@ -42,10 +42,16 @@ struct LossBasedBound: Sendable {
     /// through now and then, and must not undo its cuts.
     mutating func raise(to bitsPerSecond: Double, now: UInt64) -> Bool {
         guard let bound = self.bitsPerSecond, bound < bitsPerSecond else { return false }
-        let stale = lastUpdate.map { now >= $0 + 1_000_000_000 } ?? true
-        guard lastFraction < Self.lowLoss || stale else { return false }
+        guard (recentFraction(now: now) ?? 0) < Self.lowLoss else { return false }
         self.bitsPerSecond = bitsPerSecond
         return true
+    }
+
+    /// The last loss fraction, when it was reported within the last second:
+    /// the loss now.
+    func recentFraction(now: UInt64) -> Double? {
+        guard let lastUpdate, now < lastUpdate + 1_000_000_000 else { return nil }
+        return lastFraction
     }
 
     /// Applies one loss fraction (a receiver report's, or accumulated

@@ -20,8 +20,12 @@ public final class Receiver {
     public let track: TrackID
     public let publisher: TransportID
     public let kind: MediaKind
-    public let mid: String
-    let midBytes: [UInt8]
+    /// The m-line it arrives on; moves when a renegotiation carries the
+    /// track on another one (`Router.updateReceiverMID`).
+    public internal(set) var mid: String {
+        didSet { midBytes = Array(mid.utf8) }
+    }
+    private(set) var midBytes: [UInt8]
     public let payloadType: UInt8
     public let rtxPayloadType: UInt8?
     public let clockRate: UInt32

@@ -164,6 +164,29 @@ public final class Router {
         if let rtxSSRC, rtxSSRC != receiver.rtxSSRC { bindRTX(receiver, rtxSSRC) }
     }
 
+    /// The track moved to another m-line in a renegotiation: a new
+    /// transceiver under the track's name (a client that unpublished it and
+    /// published it again in one offer). Its packets are recognised by the
+    /// new mid from now on; the old transceiver's SSRCs name nothing (the
+    /// freed m-line may carry another track); the new SSRCs bind as a new
+    /// source, so every DownTrack keeps its numbering and resyncs at the
+    /// keyframe asked then. A new sender sends every simulcast layer: the
+    /// layers in use are said again (`publisherLayers`).
+    public func updateReceiverMID(track: TrackID, mid: String) throws(RouterError) {
+        guard let receiver = receivers[track] else { throw .unknownTrack(track) }
+        guard receiver.mid != mid else { return }
+        for layer in [receiver] + receiver.higherLayers {
+            layer.mid = mid
+            // The SSRCs stay on the layer (a rebind is a source switch) but route nothing.
+            if let ssrc = layer.primarySSRC { routes[Self.key(receiver.publisher, ssrc)] = nil }
+            if let ssrc = layer.rtxSSRC { routes[Self.key(receiver.publisher, ssrc)] = nil }
+        }
+        if receiver.isSimulcast {
+            receiver.reportedActiveLayers = 0
+            updatePublisherLayers(receiver)
+        }
+    }
+
     /// Removes a track and its DownTracks.
     public func removeReceiver(track: TrackID) {
         guard let receiver = receivers.removeValue(forKey: track) else { return }

@@ -32,7 +32,8 @@ import Packets
 ///   render size, not by bandwidth) climbs as soon as a larger render size
 ///   gives it more steps, within the headroom.
 /// - A switched-off track comes back, highest priority first, when its
-///   lowest step fits the same 90% headroom and its 5 s hold is over.
+///   lowest step fits the same 90% headroom and its 5 s hold is over; a
+///   lower priority one waits while a higher one is off.
 public struct StreamAllocator: Sendable {
     /// A track's layer changes at most once per `hold` (5 s) except to go
     /// down, and upgrades are judged against the lowest estimate of the
@@ -345,10 +346,11 @@ public struct StreamAllocator: Sendable {
 
     /// Switched-off tracks of `group`, highest priority first, get their
     /// lowest step when it fits `limit` and their hold is over; the first
-    /// that does not fit stops the rest (a lower priority track never comes
-    /// back ahead of a higher one). A new track that does not fit is off at
-    /// once only with `predicted`; `detected` and `disabled` give it its
-    /// lowest step until congestion shows.
+    /// that does not fit or is still held stops the rest (a lower priority
+    /// track never comes back ahead of a higher one, not even of one just
+    /// switched off, whose step the lower one would take). A new track that
+    /// does not fit is off at once only with `predicted`; `detected` and
+    /// `disabled` give it its lowest step until congestion shows.
     private func bringBack(
         _ candidates: inout [Candidate], order: [Int], group: ((TrackPriority) -> Bool)?,
         total: inout Int, limit: Int, reason: SwitchOffReason
@@ -356,7 +358,10 @@ public struct StreamAllocator: Sendable {
         var blocked = false
         for i in order where candidates[i].step == nil {
             if let group, !group(candidates[i].priority) { continue }
-            guard candidates[i].isNew || candidates[i].mayUpgrade else { continue }
+            guard candidates[i].isNew || candidates[i].mayUpgrade else {
+                blocked = true
+                continue
+            }
             let lowest = candidates[i].ladder[0].bitrate
             if !blocked && total + lowest <= limit {
                 candidates[i].step = 0

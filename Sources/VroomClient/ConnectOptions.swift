@@ -44,8 +44,14 @@ public struct ConnectOptions: Sendable {
     /// session whose node died can resume on another. The first join does
     /// not use them; it follows the server's redirects (at most 3).
     public var fallbackURLs: [URL] = []
+    /// UDP, ICE-TCP, or UDP falling back to ICE-TCP (the default).
+    public var mediaTransport: MediaTransportPolicy = .automatic
+    /// With `.automatic`: how long a first connection waits for a UDP
+    /// check's answer before it tries ICE-TCP.
+    public var iceTCPFallbackDelay: Duration = .seconds(2)
     /// Send media to this address instead of the server's candidate
-    /// ("host:port"; tests route media through an impairment relay).
+    /// ("host:port"; tests route media through an impairment relay): its
+    /// UDP candidate, or with `mediaTransport = .tcp` its ICE-TCP one.
     public var mediaServerAddressOverride: String?
     /// Twilio's shape: `[.vp8(simulcast: true)]` publishes every video
     /// track in three layers (PROTOCOL.md section 7). Empty: VP8, one layer.

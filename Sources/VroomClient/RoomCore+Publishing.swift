@@ -24,6 +24,8 @@ extension RoomCore {
         var configuration = MediaEngineConfiguration()
         configuration.bindHost = options.mediaBindHost
         configuration.consentTimeout = options.iceConsentTimeout
+        configuration.transportPolicy = options.mediaTransport
+        configuration.tcpFallbackDelay = options.iceTCPFallbackDelay
         // Three checks per timeout at least, so one lost answer is no failure.
         configuration.consentCheckInterval = min(.seconds(5), options.iceConsentTimeout / 3)
         if let override = options.mediaServerAddressOverride, let colon = override.lastIndex(of: ":"),
@@ -98,7 +100,10 @@ extension RoomCore {
         do {
             try engine.applyPublishAnswer(sdp)
         } catch {
-            publishFailed(VideoError(code: 53402, message: "the server's answer cannot be used: \(error)"))
+            // 53402 for an answer that does not fit; the engine's own code
+            // otherwise (53405: ICE-TCP only, and the server offers none).
+            let code = (error as? MediaEngineError)?.code ?? 53402
+            publishFailed(VideoError(code: code, message: "the server's answer cannot be used: \(error)"))
             return
         }
         let local = shared.withLock { $0.localParticipant }

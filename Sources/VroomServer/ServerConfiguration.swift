@@ -29,6 +29,9 @@ struct ServerConfiguration: Encodable, Equatable {
         var announceIPs: [String] = []
         /// RFC 7675 consent: media stops this long after the last valid check (53405).
         var consentTimeoutSeconds: Double = 30
+        /// ICE-TCP (PROTOCOL.md section 9): each worker also listens on TCP
+        /// at its UDP port and offers a passive TCP candidate.
+        var iceTcp = true
     }
 
     /// Room rules and timers (PROTOCOL.md sections 1 and 6).
@@ -169,6 +172,7 @@ extension ServerConfiguration {
         rtc.address = reader.string(forKey: "rtc.address", default: d.rtc.address)
         rtc.announceIPs = reader.stringArray(forKey: "rtc.announceIPs", default: d.rtc.announceIPs)
         rtc.consentTimeoutSeconds = reader.double(forKey: "rtc.consentTimeoutSeconds", default: d.rtc.consentTimeoutSeconds)
+        rtc.iceTcp = reader.bool(forKey: "rtc.iceTcp", default: d.rtc.iceTcp)
 
         rooms.autoCreate = reader.bool(forKey: "rooms.autoCreate", default: d.rooms.autoCreate)
         rooms.maxParticipantsPerNode = reader.int(forKey: "rooms.maxParticipantsPerNode")

@@ -55,6 +55,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "How clients and other nodes reach this node's HTTP port in a cluster, e.g. http://10.0.0.5:7880 (default: the public URL).")
     var nodeURL: String?
 
+    @Flag(inversion: .prefixedNo, help: "Also listen on TCP at each media port and offer passive ICE-TCP candidates (default on).")
+    var iceTcp: Bool?
+
     @Flag(inversion: .prefixedNo, help: "Create a room when a join names an unknown one (default on).")
     var autoCreate: Bool?
 
@@ -137,6 +140,7 @@ struct ServerOptions: ParsableArguments {
         set("rtc.workers", rtcWorkers.map(ConfigContent.int))
         set("rtc.announceIPs", announceIP.isEmpty ? nil : .stringArray(announceIP))
         set("rtc.consentTimeoutSeconds", consentTimeout.map(ConfigContent.double))
+        set("rtc.iceTcp", iceTcp.map(ConfigContent.bool))
         set("apiKey", apiKey.map(ConfigContent.string))
         set("apiSecret", apiSecret.map(ConfigContent.string), isSecret: true)
         set("db", db.map(ConfigContent.string))

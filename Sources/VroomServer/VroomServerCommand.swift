@@ -106,11 +106,12 @@ struct Serve: AsyncParsableCommand {
         let plane = try MediaPlane(
             configuration: MediaConfiguration(
                 bindAddress: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers,
-                announcedAddresses: announced, consentTimeoutSeconds: configuration.rtc.consentTimeoutSeconds),
+                announcedAddresses: announced, consentTimeoutSeconds: configuration.rtc.consentTimeoutSeconds,
+                iceTCP: ICETCPConfiguration(enabled: configuration.rtc.iceTcp)),
             logger: Logger(label: "vroom.media"), events: { mediaEventInput.yield($0) })
         plane.start()
         let media = RoomMedia(plane: plane)
-        logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ",")), announcing \(announced.joined(separator: ","))")
+        logger.info("media: \(media.ports.count) worker(s) on UDP \(configuration.rtc.address) ports \(media.ports.map(String.init).joined(separator: ",")), announcing \(announced.joined(separator: ","))\(configuration.rtc.iceTcp ? "; ICE-TCP on the same ports" : "")")
 
         let rtcPorts = media.ports.map(Int.init)
         guard let apiKey = configuration.apiKey, let apiSecret = configuration.apiSecret else {
@@ -246,7 +247,10 @@ struct Serve: AsyncParsableCommand {
             let participants = await host.read { $0.participantCount }
             return nodeLimit.map { participants >= $0 } ?? false ? .full : .ok
         }
-        router.addDemoPageRoutes(try DemoPage())
+        router.addWebPageRoutes(try WebPages(), dev: configuration.dev)
+        if configuration.dev {
+            router.addDevTokenRoute(issuer: AccessTokenIssuer(apiKey: apiKey, apiSecret: apiSecret))
+        }
         router.addMetricsRoute(
             metrics, access: configuration.http.metricsAuth ? .basic(apiKey: apiKey, apiSecret: apiSecret) : .open
         ) {

@@ -28,6 +28,8 @@ public struct ServerTransportSDP {
     public var ice: ICECredentials
     public var fingerprint: String
     public var candidate: STUNAddress
+    /// The first passive TCP candidate on 127.0.0.1 (ICE-TCP), if offered.
+    public var tcpCandidate: STUNAddress?
     /// Per mid: the m-line's kind, its first payload type and its a=ssrc SSRCs.
     public var media: [(mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])]
 
@@ -36,6 +38,7 @@ public struct ServerTransportSDP {
         var password: String?
         var fingerprint: String?
         var candidate: STUNAddress?
+        var tcpCandidate: STUNAddress?
         var media: [(mid: String, kind: String, payloadType: UInt8, ssrcs: [SSRC])] = []
         for raw in sdp.split(whereSeparator: \.isNewline) {
             let line = String(raw)
@@ -55,11 +58,15 @@ public struct ServerTransportSDP {
                 password = String(line.dropFirst(10))
             } else if line.hasPrefix("a=fingerprint:sha-256 ") {
                 fingerprint = String(line.dropFirst(22))
-            } else if line.hasPrefix("a=candidate:"), candidate == nil {
-                // foundation component transport priority address port typ host
+            } else if line.hasPrefix("a=candidate:") {
+                // foundation component transport priority address port typ host [tcptype passive]
                 let fields = line.split(separator: " ")
                 if fields.count > 5, fields[4] == "127.0.0.1", let port = UInt16(fields[5]) {
-                    candidate = STUNAddress(ipv4: 127, 0, 0, 1, port: port)
+                    let address = STUNAddress(ipv4: 127, 0, 0, 1, port: port)
+                    if fields[2].lowercased() == "udp", candidate == nil { candidate = address }
+                    if fields[2].lowercased() == "tcp", tcpCandidate == nil, line.hasSuffix("tcptype passive") {
+                        tcpCandidate = address
+                    }
                 }
             }
         }
@@ -69,6 +76,7 @@ public struct ServerTransportSDP {
         self.ice = ICECredentials(ufrag: ufrag, password: password)
         self.fingerprint = fingerprint
         self.candidate = candidate
+        self.tcpCandidate = tcpCandidate
         self.media = media
     }
 
@@ -80,11 +88,15 @@ public struct ServerTransportSDP {
 public enum TestPeerError: Error {
     case incompleteServerSDP(String)
     case notConnected
+    /// ICE-TCP was asked for and the server offered no TCP candidate, or the connect failed.
+    case noTCPPath(Int32)
 }
 
-/// A WebRTC client in miniature on a real UDP socket on 127.0.0.1: a
-/// controlling `PeerTransport` with its own certificate and ICE
-/// credentials, driven on the real monotonic clock by `TestPeer.pump`.
+/// A WebRTC client in miniature on a real UDP socket on 127.0.0.1 (or, with
+/// `overTCP`, an active ICE-TCP connection to the server's passive TCP
+/// candidate, RFC 4571 framing): a controlling `PeerTransport` with its own
+/// certificate and ICE credentials, driven on the real monotonic clock by
+/// `TestPeer.pump`.
 /// It writes the SDP a browser would (publish offer, subscriber answer),
 /// sends SRTP and unprotects what the server forwards.
 ///
@@ -114,7 +126,23 @@ public final class TestPeer {
     private let ring = DatagramRing(capacity: 32)
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
 
-    public init(ice: ICECredentials) throws {
+    /// ICE-TCP instead of UDP: every packet goes over `stream`, framed.
+    public let overTCP: Bool
+    /// SO_RCVBUF of the TCP connection (0: the kernel's default).
+    private let tcpReceiveBuffer: Int32
+    /// The TCP connection's descriptor once `connect` made it, else -1.
+    public private(set) var stream: Int32 = -1
+    /// Stop reading the TCP connection (a slow reader): what the server
+    /// sends piles up in the kernel and then in the server's buffer.
+    public var readingPaused = false
+    /// The server closed the TCP connection (or it failed).
+    public private(set) var streamClosed = false
+    private var tcpInput: [UInt8] = []
+    private var tcpOutput: [UInt8] = []
+
+    public init(ice: ICECredentials, overTCP: Bool = false, tcpReceiveBuffer: Int32 = 0) throws {
+        self.overTCP = overTCP
+        self.tcpReceiveBuffer = tcpReceiveBuffer
         socket = try UDPSocket(address: "127.0.0.1", port: 0)
         _ = vroom_udp_configure(socket.descriptor, 1 << 20, 1 << 20)  // and O_NONBLOCK
         address = STUNAddress(ipv4: 127, 0, 0, 1, port: socket.localPort)
@@ -125,6 +153,7 @@ public final class TestPeer {
     deinit {
         scratch.deallocate()
         socket.close()
+        if stream >= 0 { _ = Glibc.close(stream) }
     }
 
     public var isConnected: Bool { transport?.isConnected ?? false }
@@ -245,10 +274,18 @@ public final class TestPeer {
     public func connect(serverSDP: String, dtlsRole: DTLSRole, consentCheckInterval: Duration = .seconds(5)) throws {
         let server = try ServerTransportSDP(serverSDP)
         self.server = server
+        var remoteAddress = server.candidate
+        if overTCP {
+            guard let tcp = server.tcpCandidate else { throw TestPeerError.noTCPPath(0) }
+            let fd = vroom_tcp_connect(4, tcp.port, Self.loopback, tcpReceiveBuffer)
+            guard fd >= 0 else { throw TestPeerError.noTCPPath(-fd) }
+            stream = fd
+            remoteAddress = tcp
+        }
         transport = try PeerTransport(
             certificate: certificate, localICE: ice,
             remote: RemoteTransportParameters(ice: server.ice, fingerprintAlgorithm: "sha-256", fingerprint: server.fingerprint),
-            dtlsRole: dtlsRole, iceMode: .controlling(remote: server.candidate),
+            dtlsRole: dtlsRole, iceMode: .controlling(remote: remoteAddress),
             configuration: PeerTransportConfiguration(consentCheckInterval: consentCheckInterval), now: MediaClock.now())
         flush()
     }
@@ -274,6 +311,7 @@ public final class TestPeer {
 
     /// Receives what is waiting, runs due timers, sends what the transport queued.
     public func poll() {
+        if stream >= 0 { pollStream() }
         while true {
             let count = vroom_udp_receive_batch(socket.descriptor, ring.datagrams, UInt32(ring.capacity))
             guard count > 0 else { break }
@@ -287,6 +325,51 @@ public final class TestPeer {
             transport.handleTimeout(now: now)
         }
         flush()
+    }
+
+    /// Writes what waits, reads what came (unless paused) and hands each
+    /// whole RFC 4571 frame to the transport as a datagram from the server's
+    /// TCP candidate.
+    private func pollStream() {
+        writeStream()
+        guard !readingPaused, !streamClosed, let source = server?.tcpCandidate else { return }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBufferPointer { vroom_tcp_read(stream, $0.baseAddress, UInt32($0.count)) }
+            if n == -EAGAIN { break }
+            if n <= 0 {
+                streamClosed = true
+                break
+            }
+            tcpInput.append(contentsOf: chunk[0..<Int(n)])
+        }
+        var consumed = 0
+        while true {
+            let next = tcpInput.withUnsafeBytes { RFC4571Framing.next(in: UnsafeRawBufferPointer(rebasing: $0[consumed...]), maximum: 0xFFFF) }
+            guard case .packet(let offset, let length) = next else { break }
+            let start = consumed + offset
+            scratch.copyBytes(from: tcpInput[start..<(start + length)])
+            consumed = start + length
+            handle(scratch, length: length, from: source)
+        }
+        tcpInput.removeFirst(consumed)
+    }
+
+    private func writeStream() {
+        guard !tcpOutput.isEmpty, !streamClosed else { return }
+        let n = tcpOutput.withUnsafeBufferPointer { vroom_tcp_write(stream, $0.baseAddress, UInt32($0.count)) }
+        if n < 0 {
+            streamClosed = true
+        } else {
+            tcpOutput.removeFirst(Int(n))
+        }
+    }
+
+    /// Writes raw bytes on the TCP connection as they are (no framing): for
+    /// tests of bad framing.
+    public func writeRawToStream(_ bytes: [UInt8]) {
+        tcpOutput += bytes
+        writeStream()
     }
 
     private func handle(_ buffer: UnsafeMutableRawBufferPointer, length: Int, from source: STUNAddress) {
@@ -328,6 +411,11 @@ public final class TestPeer {
 
     /// Sends raw bytes from this peer's socket.
     public func send(_ bytes: [UInt8], to destination: STUNAddress) {
+        if stream >= 0 {
+            tcpOutput += [UInt8(truncatingIfNeeded: bytes.count >> 8), UInt8(truncatingIfNeeded: bytes.count)] + bytes
+            writeStream()
+            return
+        }
         _ = bytes.withUnsafeBufferPointer { pointer in
             vroom_udp_send_one(socket.descriptor, pointer.baseAddress, UInt32(pointer.count), 4, destination.port, Self.loopback)
         }
@@ -336,7 +424,7 @@ public final class TestPeer {
     /// Sends bytes to the server's candidate.
     public func sendToServer(_ bytes: [UInt8]) {
         guard let server else { return }
-        send(bytes, to: server.candidate)
+        send(bytes, to: overTCP ? server.tcpCandidate ?? server.candidate : server.candidate)
     }
 
     /// Protects an RTP packet and returns the SRTP bytes (sent unless `send` is false).

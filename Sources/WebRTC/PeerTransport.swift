@@ -136,7 +136,7 @@ public final class PeerTransport {
     /// protocol witness whose coroutine frame is malloc'd, once per packet.
     /// Same RFC 7983 / RFC 5761 table (a test checks all 65536 byte pairs).
     @inline(__always)
-    static func classify(_ bytes: UnsafeRawBufferPointer) -> PacketKind {
+    public static func classify(_ bytes: UnsafeRawBufferPointer) -> PacketKind {
         guard bytes.count > 0 else { return .unknown }
         switch bytes.load(fromByteOffset: 0, as: UInt8.self) {
         case 0...3: return .stun

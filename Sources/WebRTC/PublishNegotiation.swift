@@ -216,9 +216,14 @@ public enum PublishNegotiation {
     /// `scaleResolutionDownBy` 4): a declined publisher still publishes, at
     /// a quarter of its capture.
     ///
-    /// - Declined when the client does not send on the m-line, or does not
-    ///   offer the `sdes:rtp-stream-id` and `sdes:mid` extensions (for
-    ///   sending): Chromium's and Firefox's simulcast offers declare no
+    /// - Kept whatever the m-line's direction: an unpublished track's
+    ///   transceiver goes `inactive` (or `recvonly` after `removeTrack` on a
+    ///   `sendrecv` one) and Chromium goes on offering its layers there; it
+    ///   refuses its own next offer ("negotiates simulcast but does not
+    ///   negotiate the RID RTP header extension") when the answer dropped the
+    ///   RID extension. Seen when the meeting page switched cameras.
+    /// - Declined when the client does not offer the `sdes:rtp-stream-id`
+    ///   and `sdes:mid` extensions (for sending): Chromium's and Firefox's simulcast offers declare no
     ///   SSRCs, so a layer's packets can only be told apart by their RID
     ///   and bound to the m-line by their MID. Declining rather than
     ///   refusing lets such a client still publish, in one layer.
@@ -229,7 +234,7 @@ public enum PublishNegotiation {
     ///   either). Without it RTX is dropped from the answer, and the client
     ///   repairs nothing (it still gets NACK and PLI).
     static func acceptSimulcast(_ offer: SimulcastOffer, of offered: MediaDescription, into result: inout NegotiatedMedia) {
-        guard result.remoteDirection.sends, let codec = result.codec,
+        guard let codec = result.codec,
               let rid = sentExtensionID(SDPExtmap.ridURI, in: offered),
               sentExtensionID(SDPExtmap.midURI, in: offered) != nil
         else { return }

@@ -26,12 +26,15 @@ import Testing
         "Codecs": ["CVPX", "COpus"],
         "LoadTestCore": ["Codecs"],
         "VroomLoadTest": ["VroomClient", "Codecs", "LoadTestCore", "AccessTokens"],
+        "VroomJoin": ["VroomClient"],
         // Minting and the HS256 key (PROTOCOL.md section 2): a leaf that the
         // server and the load tester share, since neither may import the other.
         "AccessTokens": [],
         // Test support, linked by tests and the test tool vroom-impair only.
         "VroomTesting": ["Packets", "CVroomUDP", "Codecs"],
-        "VroomTestPeer": ["MediaIO", "WebRTC", "Packets", "CVroomUDP"],
+        // SFU: ForwardingPath sets a room's Router up as MediaPlane's jobs
+        // do, for the production-path benchmark (issue 16 item 6).
+        "VroomTestPeer": ["MediaIO", "SFU", "WebRTC", "Packets", "CVroomUDP"],
         "VroomImpair": ["VroomTesting"],
         // libsrtp2 as the reference for SRTP tests and benchmarks only.
         "LibSRTPReference": ["CSRTP"],
@@ -41,7 +44,7 @@ import Testing
 
     /// What ships: the server, the load tester and the public libraries.
     /// (vroom-impair is a test tool: the interop tests' impairment relay.)
-    static let shipped = ["VroomServer", "VroomLoadTest", "VroomClient", "Packets", "SDP", "Codecs", "AccessTokens"]
+    static let shipped = ["VroomServer", "VroomLoadTest", "VroomJoin", "VroomClient", "Packets", "SDP", "Codecs", "AccessTokens"]
 
     /// The arrows DESIGN.md forbids in so many words ("Never: …").
     static let forbidden: [(from: String, to: String)] = [

@@ -57,7 +57,10 @@ final class PlaneSession {
     private(set) var videoPayloadType: UInt8 = 0
 
     /// Creates and starts the plane and both peers (not yet connected).
-    init(seed: UInt64, consentTimeoutSeconds: Double = 30) throws {
+    init(
+        seed: UInt64, consentTimeoutSeconds: Double = 30, publisherOverTCP: Bool = false, subscriberOverTCP: Bool = false,
+        iceTCP: ICETCPConfiguration = .init()
+    ) throws {
         var generator = SeededGenerator(seed: seed)
         room = .random(using: &generator)
         publisherSID = .random(using: &generator)
@@ -67,14 +70,14 @@ final class PlaneSession {
         source = MediaSource(
             audioSSRC: SSRC(UInt32.random(in: 1...UInt32.max, using: &generator)),
             videoSSRC: SSRC(UInt32.random(in: 1...UInt32.max, using: &generator)))
-        publisher = try TestPeer(ice: .random(using: &generator))
-        subscriber = try TestPeer(ice: .random(using: &generator))
+        publisher = try TestPeer(ice: .random(using: &generator), overTCP: publisherOverTCP)
+        subscriber = try TestPeer(ice: .random(using: &generator), overTCP: subscriberOverTCP)
         let log = EventLog()
         self.log = log
         mediaPlane = try MediaPlane(
             configuration: MediaConfiguration(
                 bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"],
-                consentTimeoutSeconds: consentTimeoutSeconds),
+                consentTimeoutSeconds: consentTimeoutSeconds, iceTCP: iceTCP),
             logger: Logger(label: "test.media"), events: { [log] in log.append($0) })
         mediaPlane.start()
         plane = RoomMedia(plane: mediaPlane)
@@ -104,13 +107,7 @@ final class PlaneSession {
 
     /// B gets an offer for A's two tracks, answers it, and connects.
     func subscribe(consentCheckInterval: Duration = .seconds(5)) async throws {
-        let offer = try #require(
-            try plane.subscriberOffer(
-                participant: subscriberSID, room: room,
-                slots: [
-                    SubscriberSlotRequest(mid: "0", kind: .audio, track: SubscribedTrackRef(sid: audioTrack, publisher: publisherSID)),
-                    SubscriberSlotRequest(mid: "1", kind: .video, track: SubscribedTrackRef(sid: videoTrack, publisher: publisherSID)),
-                ]))
+        let offer = try await subscribe(subscriber, as: subscriberSID, consentCheckInterval: consentCheckInterval)
         subscriberOffer = offer
         let parsed = try ServerTransportSDP(offer)
         let audio = try #require(parsed.media(mid: "0"))
@@ -119,15 +116,34 @@ final class PlaneSession {
         videoSSRC = try #require(video.ssrcs.first)
         audioPayloadType = audio.payloadType
         videoPayloadType = video.payloadType
-        try await plane.applySubscriberAnswer(participant: subscriberSID, sdp: subscriber.subscriberAnswer(to: offer))
-        try subscriber.connect(serverSDP: offer, dtlsRole: .client, consentCheckInterval: consentCheckInterval)
-        let connected = await TestPeer.pump([publisher, subscriber]) { subscriber.isConnected }
-        try #require(connected, "B's DTLS-SRTP did not come up")
+    }
+
+    /// `peer` (participant `sid`) gets an offer for A's two tracks, answers
+    /// it and connects; returns the server's offer.
+    @discardableResult
+    func subscribe(_ peer: TestPeer, as sid: ParticipantSID, consentCheckInterval: Duration = .seconds(5)) async throws -> String {
+        let offer = try #require(
+            try plane.subscriberOffer(
+                participant: sid, room: room,
+                slots: [
+                    SubscriberSlotRequest(mid: "0", kind: .audio, track: SubscribedTrackRef(sid: audioTrack, publisher: publisherSID)),
+                    SubscriberSlotRequest(mid: "1", kind: .video, track: SubscribedTrackRef(sid: videoTrack, publisher: publisherSID)),
+                ]))
+        try await plane.applySubscriberAnswer(participant: sid, sdp: peer.subscriberAnswer(to: offer))
+        try peer.connect(serverSDP: offer, dtlsRole: .client, consentCheckInterval: consentCheckInterval)
+        let connected = await TestPeer.pump([publisher, subscriber, peer]) { peer.isConnected }
+        try #require(connected, "\(sid)'s DTLS-SRTP did not come up")
+        return offer
     }
 
     /// Both connected.
-    static func connected(seed: UInt64, consentTimeoutSeconds: Double = 30) async throws -> PlaneSession {
-        let session = try PlaneSession(seed: seed, consentTimeoutSeconds: consentTimeoutSeconds)
+    static func connected(
+        seed: UInt64, consentTimeoutSeconds: Double = 30, publisherOverTCP: Bool = false, subscriberOverTCP: Bool = false,
+        iceTCP: ICETCPConfiguration = .init()
+    ) async throws -> PlaneSession {
+        let session = try PlaneSession(
+            seed: seed, consentTimeoutSeconds: consentTimeoutSeconds, publisherOverTCP: publisherOverTCP,
+            subscriberOverTCP: subscriberOverTCP, iceTCP: iceTCP)
         try await session.publish()
         try await session.subscribe()
         return session

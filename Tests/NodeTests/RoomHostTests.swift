@@ -78,6 +78,31 @@ final class EventLog: @unchecked Sendable {
         #expect(joined.participants.map(\.identity) == ["alice"])
     }
 
+    /// Quality and dominant speaker are sent on change only: a late joiner
+    /// gets the room's current ones right after `joined`, and nothing of a
+    /// participant who has left.
+    @Test func aJoinerGetsTheCurrentDominantSpeakerAndNetworkQuality() async throws {
+        let host = RoomHost()
+        let (alice, bob, carol, dave) = (RecordingConnection(), RecordingConnection(), RecordingConnection(), RecordingConnection())
+        let a = try await join(host, "alice", connection: alice)
+        let b = try await join(host, "bob", connection: bob)
+        let room = a.room.sid
+        let (aliceSID, bobSID) = (a.participant.sid.rawValue, b.participant.sid.rawValue)
+        await host.handle(.networkQuality(room: room, participant: a.participant.sid, level: 4, warnings: [.highRTT]))
+        await host.handle(.networkQuality(room: room, participant: b.participant.sid, level: 2, warnings: []))
+        await host.handle(.dominantSpeaker(room: room, participant: b.participant.sid))
+        _ = try await join(host, "carol", connection: carol)
+        #expect(carol.received.first == "joined")
+        #expect(carol.received.contains("dominantSpeaker \(bobSID)"))
+        #expect(carol.received.contains("networkQuality \(aliceSID) 4 [\"high-rtt\"]"))
+        #expect(carol.received.contains("networkQuality \(bobSID) 2 []"))
+
+        await host.leave(participant: b.participant.sid, connection: bob)
+        _ = try await join(host, "dave", connection: dave)
+        #expect(!dave.received.contains { $0.contains(bobSID) }, "\(dave.received)")
+        #expect(dave.received.contains("networkQuality \(aliceSID) 4 [\"high-rtt\"]"))
+    }
+
     @Test func aRefusedJoinRegistersNothing() async throws {
         let host = RoomHost()
         let connection = RecordingConnection()

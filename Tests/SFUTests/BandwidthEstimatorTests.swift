@@ -80,6 +80,23 @@ import Testing
         #expect((afterReaction.max() ?? .infinity) <= 1.15 * 1_250_000)
     }
 
+    /// A subscriber's link cut to a seventh mid-call (interop bwe-cut:
+    /// 1.8 Mbit/s of simulcast f into 250 kbit/s, behind htb's 30-packet
+    /// queue, 1.15 s at that rate): the estimate must be under the new
+    /// rate (+15%) within 1 s, so the allocator moves straight to a layer
+    /// that fits rather than stepping down through the ones that do not
+    /// (issue 13: down within 3 s, no decode gap over 2 s).
+    @Test func aLinkCutToASeventhIsFoundWithinASecond() {
+        var simulation = BandwidthSimulation(link: BottleneckLink(bitsPerSecond: 5_000_000), sourceCap: 1_800_000)
+        _ = Self.run(&simulation, until: 10)
+        simulation.link.bitsPerSecond = 250_000
+        simulation.link.queueLimit = 30 * 1200 * 8 / 250_000
+        let cut = Self.run(&simulation, until: 20)
+        let below = cut.first { $0.estimate <= 1.15 * 250_000 }?.time
+        print("BWE cut from 5 Mbit/s (1.8 sent) to 250 kbit/s at 10 s, 30-packet queue: under 288 kbit/s at \(below.map { Double($0) / 1e9 } ?? -1) s; \(cut.prefix(20).map { "\(Int($0.estimate / 1000))" }.joined(separator: " "))")
+        #expect((below ?? .max) <= 11 * Self.second)
+    }
+
     /// A subscriber held on its lowest layer (180 kbit/s sent) by a
     /// 250 kbit/s link that is then lifted (5 Mbit/s), its allocator
     /// wanting 2 Mbit/s: only probes can show the room, and they must find

@@ -146,6 +146,35 @@ import WebRTC
         #expect(room.router.receiverStats(track: Room.video)?.sourceChanges == 1)
     }
 
+    /// A renegotiation carries the track on a new m-line (a client that
+    /// unpublished and republished it under the same name in one offer):
+    /// the new mid's packets, under a new SSRC, reach the subscribers with
+    /// contiguous numbering; the old mid names nothing any more. Seen as a
+    /// frozen tile when the meeting page switched cameras that way.
+    @Test func aTrackMovedToAnotherMidGoesOnForwarding() throws {
+        var room = try Room(declareSSRCs: false)
+        room.tick()
+        func frame(_ seq: UInt16, _ ts: UInt32, _ ssrc: SSRC, mid: String, key: Bool = false) -> [UInt8] {
+            Publish.vp8(sequence: seq, timestamp: ts, ssrc: ssrc, pictureID: seq, keyframe: key,
+                        extensions: [.init(id: 4, value: Array(mid.utf8))])
+        }
+        room.send(frame(1000, 90_000, SSRC(0x1111), mid: "0", key: true))
+        room.advance(ms: 33)
+        try room.router.updateReceiverMID(track: Room.video, mid: "5")
+        #expect(room.router.receiverStats(track: Room.video) != nil)
+        room.send(frame(7, 1_000, SSRC(0x3333), mid: "0", key: true))  // the old m-line: nothing now
+        room.send(frame(1001, 93_000, SSRC(0x1111), mid: "0"))  // nor the old transceiver's SSRC
+        #expect(room.router.counters.dropped(.unknownSSRC) == 2)
+        room.send(frame(40_000, 7_000_000, SSRC(0x2222), mid: "5", key: true))
+        room.advance(ms: 33)
+        room.send(frame(40_001, 7_003_000, SSRC(0x2222), mid: "5"))
+        let alice = try room.sink.drain().rtp(to: Room.alice)
+        #expect(alice.map(\.sequenceNumber) == [100, 101, 102])
+        #expect(room.router.receiverSSRCs(track: Room.video)?.ssrc == SSRC(0x2222))
+        #expect(room.router.receiverStats(track: Room.video)?.sourceChanges == 1)
+        #expect(throws: RouterError.unknownTrack(TrackID(99))) { try room.router.updateReceiverMID(track: TrackID(99), mid: "1") }
+    }
+
     @Test func paddingAndRTXProbesAreDroppedWithoutGapsAndRTXRepairsFill() throws {
         var room = try Room()
         room.tick()

@@ -346,6 +346,32 @@ import VroomTesting
         #expect(Self.decision(result, 1) == .forward(spatial: 0, temporal: 1))
     }
 
+    /// A higher priority track switched off more recently than a lower one
+    /// is still in its 5 s hold when the lower one's is over: the lower one
+    /// must wait behind it, not come back first (bwe-grid saw the
+    /// standard-priority video on and the high one off at 600 kbit/s).
+    @Test func aLowerPriorityTrackWaitsBehindAHigherOneInItsHold() {
+        var allocator = StreamAllocator(profile: AllocationProfile(mode: .grid))
+        // Lowest steps: 120 kbit/s (high), 60 kbit/s (standard).
+        let tracks = [Self.camera(1, priority: .high, scale: 2), Self.camera(2)]
+        _ = allocator.allocate(budget: 1_000_000, tracks: tracks, now: .seconds(0))
+        #expect(Self.off(allocator.allocate(budget: 150_000, tracks: tracks, now: .seconds(1))) == [TrackID(2)])
+        // A dip switches the high one off too; then 150 kbit/s again, where
+        // 90% of the 5 s low (100) holds the standard one's 60 but the
+        // high one may not return before its hold ends at 12 s.
+        #expect(Self.off(allocator.allocate(budget: 100_000, tracks: tracks, now: .seconds(7))).count == 2)
+        var now = MediaTime.seconds(7.5)
+        while now < .seconds(12) {
+            let off = Self.off(allocator.allocate(budget: 150_000, tracks: tracks, now: now))
+            #expect(off.contains(TrackID(2)), "at \(now): off \(off)")
+            now = now.adding(milliseconds: 500)
+        }
+        // The dip is 5 s old: the high one is back, the standard one not
+        // (120 + 60 is over 90% of 150).
+        let result = allocator.allocate(budget: 150_000, tracks: tracks, now: .seconds(12.5))
+        #expect(Self.off(result) == [TrackID(2)])
+    }
+
     /// Random estimates, priorities, render sizes and live layers: in
     /// `predicted` mode what is forwarded always fits the estimate after
     /// audio, no layer is above the render cap, audio is always on, and the

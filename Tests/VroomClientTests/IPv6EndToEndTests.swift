@@ -27,7 +27,7 @@ extension ClientProcessTests {
         }
         defer { server.stop() }
         let port = try await ClientHarness.offPool { try server.waitFor(#"http: listening on 127\.0\.0\.1:(\d+)"#) }
-        _ = try await ClientHarness.offPool { try server.waitFor(#"media: 1 worker\(s\) on UDP ::1 ports \d+, announcing (::1)\n"#) }
+        _ = try await ClientHarness.offPool { try server.waitFor(#"media: 1 worker\(s\) on UDP ::1 ports \d+, announcing (::1)[;\n]"#) }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
 
         var rooms: [RecordedRoom] = []

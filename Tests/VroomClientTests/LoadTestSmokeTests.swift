@@ -13,9 +13,20 @@ extension ClientProcessTests {
 
     /// Runs `vroom-loadtest` with `arguments`; its stdout (the JSON report
     /// with `--json`), stderr and exit status.
-    static func loadTest(_ arguments: [String]) throws -> (out: Data, err: String, status: Int32) {
+    /// `meanwhile`, if given, runs on a thread of its own with the tool's pid.
+    static func loadTest(_ arguments: [String], seconds: Double = 60, meanwhile: (@Sendable (Int32) -> Void)? = nil) throws
+        -> (out: Data, err: String, status: Int32)
+    {
+        try tool("vroom-loadtest", arguments, seconds: seconds, meanwhile: meanwhile)
+    }
+
+    /// Runs the built product `name` with `arguments` for at most `seconds`:
+    /// its stdout, stderr and exit status.
+    static func tool(
+        _ name: String, _ arguments: [String], seconds: Double = 60, meanwhile: (@Sendable (Int32) -> Void)? = nil
+    ) throws -> (out: Data, err: String, status: Int32) {
         let run = Process()
-        run.executableURL = try BuiltProduct.url(named: "vroom-loadtest")
+        run.executableURL = try BuiltProduct.url(named: name)
         run.arguments = arguments
         let stdout = Pipe()
         let stderr = Pipe()
@@ -26,8 +37,12 @@ extension ClientProcessTests {
         stdout.fileHandleForReading.readabilityHandler = { collected.append(out: $0.availableData) }
         stderr.fileHandleForReading.readabilityHandler = { collected.append(err: $0.availableData) }
         try run.run()
+        if let meanwhile {
+            let pid = run.processIdentifier
+            Thread { meanwhile(pid) }.start()
+        }
         // Polled, not waitUntilExit (which can hang on Linux off the main thread).
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(seconds)
         while run.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         if run.isRunning { run.terminate() }
         Thread.sleep(forTimeInterval: 0.2)
@@ -83,6 +98,74 @@ extension ClientProcessTests {
         #expect(counts["droppedByReason"] is [String: Any])
         #expect((serverReport["cpuSeconds"] as? Double ?? 0) > 0)
         #expect((serverReport["cpuSecondsPerForwardedPacket"] as? Double ?? 0) > 0)
+        let verdict = try #require(report["verdict"] as? [String: Any])
+        #expect(verdict["passed"] as? Bool == true, "\(verdict)")
+
+        // Its own health (issue 16 item 5): probes ran on its event loops
+        // (100 ms apart over a run of about 8 s) and its CPU was read.
+        let tester = try #require(report["loadTester"] as? [String: Any], "no loadTester section")
+        let lag = try #require(tester["eventLoopLagMilliseconds"] as? [String: Any])
+        #expect((lag["count"] as? Int ?? 0) >= 40, "\(tester)")
+        #expect((tester["cpuCores"] as? Double ?? 0) > 0, "\(tester)")
+        #expect(tester["eventLoopThreads"] as? Int == max(2, ProcessInfo.processInfo.activeProcessorCount / 2))
+    }
+
+    /// Issue 16 item 5: a load tester that gets no CPU for 1.5 s (stopped
+    /// with SIGSTOP, then continued: what a scheduler that starves it does,
+    /// made deterministic) says it was saturated, and never reports its
+    /// starvation as the server's failure: it passes, or exits 3
+    /// (inconclusive), never 1.
+    @Test func aStarvedLoadTesterSaysSoAndBlamesNotTheServer() throws {
+        let (server, port) = try ServerProcess.dev()
+        defer { server.stop() }
+        let (out, err, status) = try Self.loadTest([
+            "--scenario", Self.smokeScenario, "--url", "http://127.0.0.1:\(port)", "--duration", "4", "--json", "--quiet",
+        ]) { pid in
+            // Joined by then (3 joins at 5 a second, 2 s settle): starve it inside the window.
+            Thread.sleep(forTimeInterval: 3.5)
+            kill(pid, SIGSTOP)
+            Thread.sleep(forTimeInterval: 1.5)
+            kill(pid, SIGCONT)
+        }
+        let report = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report:\n\(err)")
+        let tester = try #require(report["loadTester"] as? [String: Any], "no loadTester section")
+        #expect(tester["saturated"] as? Bool == true, "\(tester)")
+        let lag = try #require(tester["eventLoopLagMilliseconds"] as? [String: Any])
+        #expect((lag["max"] as? Double ?? 0) >= 1000, "\(lag)")
+        let verdict = try #require(report["verdict"] as? [String: Any])
+        #expect(status != 1, "a starved load tester failed the server: \(verdict)")
+        if verdict["passed"] as? Bool == false {
+            #expect(verdict["inconclusive"] as? Bool == true && status == 3, "\(verdict), exit \(status)")
+        }
+    }
+
+    /// Issue 16 item 5: `--processes 2` runs two processes of the tool, one
+    /// room each, and prints one report of both: every participant, both
+    /// rooms' tracks, the server's counts over the whole run.
+    @Test func aRunSpreadOverTwoProcessesGivesOneReport() throws {
+        let (server, port) = try ServerProcess.dev()
+        defer { server.stop() }
+        let (out, err, status) = try Self.loadTest([
+            "--scenario", Self.smokeScenario, "--url", "http://127.0.0.1:\(port)", "--rooms", "2", "--processes", "2",
+            "--decode-sample", "1", "--server-pid", String(server.process.processIdentifier), "--duration", "3", "--json",
+            "--quiet",
+        ], seconds: 90)
+        #expect(status == 0, "vroom-loadtest failed:\n\(err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report:\n\(err)")
+        let participants = try #require(report["participants"] as? [String: Any])
+        #expect(participants["planned"] as? Int == 6 && participants["joined"] as? Int == 6, "\(participants)")
+        let nodes = try #require(participants["nodes"] as? [String: String])
+        #expect(Set(nodes.keys) == ["p0-r0", "s0-r0", "s1-r0", "p0-r1", "s0-r1", "s1-r1"])
+        let tracks = try #require(report["tracks"] as? [[String: Any]])
+        #expect(Set(tracks.compactMap { $0["room"] as? String }).count == 2, "both rooms' tracks")
+        #expect(tracks.count == 4)
+        let rooms = try #require(report["rooms"] as? [String: Any])
+        #expect(rooms["created"] as? Int == 2)
+        let serverReport = try #require(report["server"] as? [String: Any])
+        #expect((serverReport["cpuSeconds"] as? Double ?? 0) > 0, "the parent read the server's CPU")
+        let tester = try #require(report["loadTester"] as? [String: Any])
+        let threads = max(1, max(2, ProcessInfo.processInfo.activeProcessorCount / 2) / 2)
+        #expect(tester["eventLoopThreads"] as? Int == 2 * threads, "both processes' threads: \(tester)")
         let verdict = try #require(report["verdict"] as? [String: Any])
         #expect(verdict["passed"] as? Bool == true, "\(verdict)")
     }

@@ -98,6 +98,7 @@ extension ServerProcessTests {
         "rtc.workers": ("3", ["--rtc-workers", "3"], 3),
         "rtc.announceIPs": ("10.0.0.1,10.0.0.2", ["--announce-ip", "10.0.0.1", "--announce-ip", "10.0.0.2"], ["10.0.0.1", "10.0.0.2"]),
         "rtc.consentTimeoutSeconds": ("12.5", ["--consent-timeout", "12.5"], 12.5),
+        "rtc.iceTcp": ("false", ["--no-ice-tcp"], false),
         "rooms.autoCreate": ("false", ["--no-auto-create"], false),
         "rooms.maxParticipantsPerNode": ("77", ["--max-participants-per-node", "77"], 77),
         "rooms.maxParticipantsLimit": ("40", ["--max-participants-limit", "40"], 40),

@@ -33,6 +33,41 @@ extension ServerProcessTests {
         #expect(server.process.terminationStatus == 0, "SIGTERM is a clean exit")
     }
 
+    /// The meeting page's join form gets tokens from `GET /dev/token` in
+    /// dev mode only (issue 17): signed for the identity and room asked,
+    /// 400 without an identity, 404 on a server not in dev mode.
+    @Test func devTokensOnlyInDevMode() async throws {
+        let dev = try RunningServer(arguments: ["--dev", "--http-port", "0", "--rtc-port", "0"])
+        defer { dev.stop() }
+        let port = try dev.waitFor(#"http: listening on 127\.0\.0\.1:(\d+)"#)
+        let (body, response) = try await URLSession.shared.data(
+            from: URL(string: "http://127.0.0.1:\(port)/dev/token?identity=alice&room=standup")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let answer = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let token = try #require(answer["token"] as? String)
+        var payload = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+")
+            .replacingOccurrences(of: "_", with: "/")
+        payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
+        let decoded = try #require(Data(base64Encoded: payload))
+        let claims = try #require(try JSONSerialization.jsonObject(with: decoded) as? [String: Any])
+        let grants = claims["grants"] as? [String: Any]
+        #expect(grants?["identity"] as? String == "alice")
+        #expect((grants?["video"] as? [String: Any])?["room"] as? String == "standup")
+        #expect(claims["iss"] as? String == "devkey")
+
+        let (_, missing) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/dev/token")!)
+        #expect((missing as? HTTPURLResponse)?.statusCode == 400)
+
+        let production = try RunningServer(arguments: [
+            "--http-port", "0", "--rtc-port", "0", "--api-key", "k", "--api-secret", "a-secret-of-thirty-two-chars-ok!!",
+        ])
+        defer { production.stop() }
+        let productionPort = try production.waitFor(#"http: listening on [^:]+:(\d+)"#)
+        let (_, none) = try await URLSession.shared.data(
+            from: URL(string: "http://127.0.0.1:\(productionPort)/dev/token?identity=alice")!)
+        #expect((none as? HTTPURLResponse)?.statusCode == 404)
+    }
+
     @Test func serverRefusesToStartWithoutCredentials() throws {
         let server = try RunningServer(arguments: ["--http-port", "0", "--rtc-port", "0"])
         defer { server.stop() }

@@ -31,11 +31,13 @@ enum NegotiationFixture: String, CaseIterable, CustomTestStringConvertible, Send
         try SessionDescription(parsing: text())
     }
 
-    /// The server side: two announced addresses on port 7882.
+    /// The server side: two announced addresses on port 7882, UDP and
+    /// ICE-TCP (passive) each.
     static let transport = NegotiationTransport(
         ice: ICECredentials(ufrag: "srvUfrag", password: "serverPassword0123456789"),
         fingerprint: (0..<32).map { String(format: "%02X", $0 * 7 % 256) }.joined(separator: ":"),
-        candidates: [STUNAddress(ipv4: 192, 0, 2, 10, port: 7882), STUNAddress(ipv6High: 0x2001_0db8_0000_0000, low: 1, port: 7882)])
+        candidates: [STUNAddress(ipv4: 192, 0, 2, 10, port: 7882), STUNAddress(ipv6High: 0x2001_0db8_0000_0000, low: 1, port: 7882)],
+        tcpCandidates: [STUNAddress(ipv4: 192, 0, 2, 10, port: 7882), STUNAddress(ipv6High: 0x2001_0db8_0000_0000, low: 1, port: 7882)])
 
     /// Answers this fixture with `transport`.
     func answer(previous: PublishAnswer? = nil) throws -> PublishAnswer {

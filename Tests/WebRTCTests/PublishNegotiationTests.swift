@@ -34,6 +34,9 @@ import Testing
             #expect(media.candidates.map(\.value) == [
                 "1 1 udp 2130706431 192.0.2.10 7882 typ host",
                 "2 1 udp 2130706175 2001:db8::1 7882 typ host",
+                // RFC 6544 passive TCP: type preference 90 < UDP's 126.
+                "3 1 tcp 1520435199 192.0.2.10 7882 typ host tcptype passive",
+                "4 1 tcp 1520434943 2001:db8::1 7882 typ host tcptype passive",
             ])
         }
         #expect(answer.dtlsRole == .server)
@@ -46,7 +49,7 @@ import Testing
         #expect(sdp.attributes == [.iceLite, .group(.bundle(["0", "1"])), .extmapAllowMixed])
         #expect(sdp.media[0].mediaLine == "audio 7882 UDP/TLS/RTP/SAVPF 111")
         #expect(sdp.media[1].mediaLine == "video 7882 UDP/TLS/RTP/SAVPF 96 97")
-        #expect(Array(sdp.media[0].lines.dropFirst(7)) == [
+        #expect(Array(sdp.media[0].lines.dropFirst(9)) == [
             "mid:0",
             "extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level",
             "extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
@@ -58,7 +61,7 @@ import Testing
             "rtcp-fb:111 transport-cc",
             "fmtp:111 minptime=10;useinbandfec=1",
         ])
-        #expect(Array(sdp.media[1].lines.dropFirst(7)) == [
+        #expect(Array(sdp.media[1].lines.dropFirst(9)) == [
             "mid:1",
             "extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
             "extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",

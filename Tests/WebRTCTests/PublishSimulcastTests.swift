@@ -183,11 +183,20 @@ import Testing
         #expect(video.feedback.contains([.nack, .pli]))
     }
 
-    /// A client that does not send on the m-line has no layers to accept.
-    @Test func declinedWhenNotSending() throws {
-        let answer = try answer(chromium { $0.replacingOccurrences(of: "a=sendonly\r\n", with: "a=inactive\r\n") })
-        #expect(answer.media[0].simulcast == nil)
-        #expect(try !lines(in: answer).contains { $0.hasPrefix("simulcast") })
+    /// An unpublished track's m-line goes `inactive` (or `recvonly`, after
+    /// `removeTrack` on a `sendrecv` transceiver) with its layers still
+    /// offered: the answer keeps the simulcast and the RID extensions, or
+    /// Chromium refuses its own next offer (the meeting page's camera
+    /// switch failed so: "negotiates simulcast but does not negotiate the
+    /// RID RTP header extension").
+    @Test(arguments: [("inactive", "inactive"), ("recvonly", "inactive")])
+    func keptOnAnMLineThatDoesNotSend(offered: String, answered: String) throws {
+        let answer = try answer(chromium { $0.replacingOccurrences(of: "a=sendonly\r\n", with: "a=\(offered)\r\n") })
+        #expect(answer.media[0].simulcast?.layers.map(\.rid) == ["q", "h", "f"])
+        let answerLines = try lines(in: answer)
+        #expect(answerLines.contains("simulcast:recv q;h;f"))
+        #expect(answerLines.contains { $0.hasPrefix("extmap:") && $0.hasSuffix("sdes:rtp-stream-id") })
+        #expect(answerLines.contains(answered))
     }
 
     /// Only a recv list: the client asks to receive simulcast, which the

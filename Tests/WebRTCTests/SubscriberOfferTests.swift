@@ -33,6 +33,8 @@ import WebRTC
         #expect(audio.lines == [
             "candidate:1 1 udp 2130706431 192.0.2.10 7882 typ host",
             "candidate:2 1 udp 2130706175 2001:db8::1 7882 typ host",
+            "candidate:3 1 tcp 1520435199 192.0.2.10 7882 typ host tcptype passive",
+            "candidate:4 1 tcp 1520434943 2001:db8::1 7882 typ host tcptype passive",
             "end-of-candidates",
             "ice-ufrag:srvUfrag",
             "ice-pwd:serverPassword0123456789",

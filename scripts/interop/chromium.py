@@ -3,14 +3,13 @@ with `websockets` (no chromedriver), as scripts/capture_sdp/capture.py does.
 
 `DemoPageBrowser` opens Vroom's demo page with a token and reads the page's
 `window.vroom` (its PeerConnections' getStats() summary, its errors). When
-the server does not serve the page at `GET /`, the page's files are taken
-from Sources/AdminAPI/DemoPage/ and served from 127.0.0.1 here, with
+the server does not serve the page at `GET /dev/demo` (only `--dev` does), the page's files are taken
+from Sources/AdminAPI/WebPages/dev/ and served from 127.0.0.1 here, with
 `?server=` pointing its signaling socket at the server.
 """
 
 import asyncio
 import http.server
-import itertools
 import json
 import os
 import shutil
@@ -24,6 +23,7 @@ import urllib.request
 import websockets
 
 from processes import stop_process
+from socket_rpc import SocketRPC
 
 CHROMIUM_FLAGS = [
     "--headless=new",
@@ -45,18 +45,25 @@ CHROMIUM_FLAGS = [
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-# The page's files (the package resources in Sources/AdminAPI/DemoPage), by
-# the path vroom-server serves them at, with their content types.
+# The pages' files (the package resources in Sources/AdminAPI/WebPages), by
+# the path a --dev vroom-server serves them at, with their content types:
+# the bare protocol client at /dev/demo (window.vroom, which most scenarios
+# drive), the meeting page at / and the SDK.
+DEMO_PAGE = "/dev/demo"
 DEMO_PAGE_FILES = {
-    "/": ("index.html", "text/html; charset=utf-8"),
-    "/demo.js": ("demo.js", "text/javascript; charset=utf-8"),
-    "/demo.css": ("demo.css", "text/css; charset=utf-8"),
+    "/dev/demo": ("dev/index.html", "text/html; charset=utf-8"),
+    "/dev/demo.js": ("dev/demo.js", "text/javascript; charset=utf-8"),
+    "/dev/demo.css": ("dev/demo.css", "text/css; charset=utf-8"),
+    "/sdk/vroom.js": ("sdk/vroom.js", "text/javascript; charset=utf-8"),
+    "/": ("meet.html", "text/html; charset=utf-8"),
+    "/meet.js": ("meet.js", "text/javascript; charset=utf-8"),
+    "/meet.css": ("meet.css", "text/css; charset=utf-8"),
 }
 
 
 def demo_page_from_source():
     """The demo page's files as the repository holds them: path -> (bytes, content type)."""
-    directory = os.path.join(REPOSITORY, "Sources", "AdminAPI", "DemoPage")
+    directory = os.path.join(REPOSITORY, "Sources", "AdminAPI", "WebPages")
     files = {}
     for path, (name, content_type) in DEMO_PAGE_FILES.items():
         with open(os.path.join(directory, name), "rb") as f:
@@ -108,33 +115,20 @@ def server_serves_current_page(server_url):
 def server_serves_demo_page(server_url):
     """Whether vroom-server serves the page and its script."""
     try:
-        with urllib.request.urlopen(server_url + "/", timeout=5) as response:
+        with urllib.request.urlopen(server_url + DEMO_PAGE, timeout=5) as response:
             if response.status != 200 or 'src="demo.js"' not in response.read().decode():
                 return False
-        with urllib.request.urlopen(server_url + "/demo.js", timeout=5) as response:
+        with urllib.request.urlopen(server_url + DEMO_PAGE + ".js", timeout=5) as response:
             return response.status == 200 and "window.vroom" in response.read().decode()
     except Exception:
         return False
 
 
-class DevTools:
-    def __init__(self, socket):
-        self.socket = socket
-        self.ids = itertools.count(1)
-        # One call at a time: two coroutines reading replies from one socket
-        # would take each other's (a test's poller and its main line).
-        self.lock = asyncio.Lock()
+class DevTools(SocketRPC):
+    """Chromium's DevTools protocol on one target's socket."""
 
-    async def call(self, method, **params):
-        async with self.lock:
-            message_id = next(self.ids)
-            await self.socket.send(json.dumps({"id": message_id, "method": method, "params": params}))
-            while True:
-                reply = json.loads(await self.socket.recv())
-                if reply.get("id") == message_id:
-                    if "error" in reply:
-                        raise RuntimeError(f"{method}: {reply['error']}")
-                    return reply["result"]
+    def failure(self, reply):
+        return reply["error"] if "error" in reply else None
 
     async def evaluate(self, expression):
         result = await self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
@@ -160,9 +154,10 @@ class SharedChromium:
     Chromium per participant (the `bwe` scenarios measured it). `start()`,
     then `close()` after the pages."""
 
-    def __init__(self, binary="chromium", log_path=None):
+    def __init__(self, binary="chromium", log_path=None, extra_flags=()):
         self.binary = binary
         self.log_path = log_path
+        self.extra_flags = list(extra_flags)
         self.process = None
         self.profile = None
         self.port = None
@@ -172,7 +167,7 @@ class SharedChromium:
     async def start(self):
         self.profile = tempfile.mkdtemp(prefix="vroom-interop-chromium-")
         log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
-        self.process = subprocess.Popen([self.binary, *CHROMIUM_FLAGS, *SHARED_FLAGS,
+        self.process = subprocess.Popen([self.binary, *CHROMIUM_FLAGS, *SHARED_FLAGS, *self.extra_flags,
                                          f"--user-data-dir={self.profile}", "about:blank"],
                                         stdout=log, stderr=log)
         port_file = os.path.join(self.profile, "DevToolsActivePort")
@@ -268,7 +263,10 @@ class DemoPageBrowser:
     page does not hide it)."""
 
     def __init__(self, server_url, token, room=None, binary="chromium", log_path=None, query=None,
-                 current_page=False, chromium=None):
+                 current_page=False, chromium=None, served=False):
+        """`served`: the server's own page, unchecked (an https server whose
+        certificate only the browser was told to trust)."""
+        self.served = served
         self.server_url = server_url.rstrip("/")
         self.shared = chromium
         self.target = None
@@ -289,18 +287,24 @@ class DemoPageBrowser:
         query = {"token": self.token, "autojoin": "1", **self.query}
         if self.room:
             query["room"] = self.room
-        if self.current_page and server_serves_demo_page(self.server_url) \
+        if self.served:
+            self.served_by = f"vroom-server GET {DEMO_PAGE}"
+            base = self.server_url + DEMO_PAGE
+        elif self.current_page and server_serves_demo_page(self.server_url) \
                 and not server_serves_current_page(self.server_url):
             self.served_by = ("the test (vroom-server serves an older copy of the page: rebuild it; "
-                              "page from Sources/AdminAPI/DemoPage)")
-            self.page_server, base = serve_page(demo_page_from_source())
+                              "page from Sources/AdminAPI/WebPages)")
+            self.page_server, origin = serve_page(demo_page_from_source())
+            base = origin.rstrip("/") + DEMO_PAGE
             query["server"] = self.server_url.replace("http://", "ws://")
         elif server_serves_demo_page(self.server_url):
-            self.served_by = "vroom-server GET /"
-            base = self.server_url + "/"
+            self.served_by = f"vroom-server GET {DEMO_PAGE}"
+            base = self.server_url + DEMO_PAGE
         else:
-            self.served_by = "the test (vroom-server does not serve GET /; page from Sources/AdminAPI/DemoPage)"
-            self.page_server, base = serve_page(demo_page_from_source())
+            self.served_by = (f"the test (vroom-server does not serve GET {DEMO_PAGE}; "
+                              "page from Sources/AdminAPI/WebPages)")
+            self.page_server, origin = serve_page(demo_page_from_source())
+            base = origin.rstrip("/") + DEMO_PAGE
             query["server"] = self.server_url.replace("http://", "ws://")
         return base + "?" + urllib.parse.urlencode(query)
 

@@ -21,7 +21,7 @@ Scenarios (default: all but the simulcast ones):
   d       headless Chromium on the demo page + one aiortc participant,
           media both ways (getStats in Chrome, decoding in aiortc)
   nq-loss three audio participants, one through vroom-impair at 10% loss
-          both ways for 22 s: everyone is told `high-packet-loss` for that
+          both ways from 4 s to 24 s: everyone is told `high-packet-loss` for that
           one only, its level drops and recovers, the warning clears
   nq-rtt  two participants, one with 500 ms added delay (server to it)
           from 6 s to 18 s: `high-rtt` for that one only, raised then
@@ -37,8 +37,12 @@ Scenarios (default: all but the simulcast ones):
   turn    coturn on loopback; Chromium (iceTransportPolicy relay) and a
           relay-only aiortc with joined's TURN credentials exchange media,
           each selected path starting at a relay candidate
-  ipv6    vroom-server on ::1 alone (HTTP and media) and two aiortc
-          clients on ::1 alone: they join, media flows, every path IPv6
+  ipv6    vroom-server on ::1 alone (HTTP and media), two aiortc clients
+          and Chromium (page from http://[::1]): they join, media flows,
+          every path IPv6
+  wss     vroom-server with a self-signed certificate: Chromium, trusting
+          its key, loads the page over HTTPS, two pages join over WSS and
+          decode each other
   drain   two nodes, a room on node a with an aiortc publisher and
           subscriber (no fallback): SIGTERM to node a; at --drain-timeout
           both get `reconnect`, resume at node b with the same room,
@@ -94,6 +98,7 @@ import tempfile
 import time
 import traceback
 import urllib.error
+import urllib.parse
 import uuid
 from collections import Counter
 
@@ -148,6 +153,16 @@ async def wait_until(condition, timeout, interval=0.2):
             return True
         if time.monotonic() > deadline:
             return False
+        await asyncio.sleep(interval)
+
+
+async def poll_value(read, condition, timeout, interval=0.3):
+    """Reads `await read()` until `condition(value)` or `timeout`; the last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await read()
+        if condition(value) or time.monotonic() > deadline:
+            return value
         await asyncio.sleep(interval)
 
 
@@ -463,6 +478,13 @@ async def scenario_d(report, context):
         previous = current
     report.check("Chrome's sent video above 300 kbit/s", best > 300, f"best {best:.0f} kbit/s")
 
+    # The server offers ICE-TCP too, below UDP (PROTOCOL.md 9): with UDP
+    # working, Chromium nominates and keeps the UDP pairs.
+    pairs = await browser.evaluate(SELECTED_PAIRS_JS)
+    report.check("Chrome keeps UDP where UDP works (getStats: both selected pairs are UDP; TCP is offered too)",
+                 all(p and p["local"] == "udp" and p["remote"] == "udp" for p in (pairs or {}).values()),
+                 f"{pairs}")
+
     sinks = aio.sinks_by_publisher()
     video, audio = sinks.get(("chrome", "video")), sinks.get(("chrome", "audio"))
     report.check("aiortc decodes Chrome's video", video and len(video.frames) >= 30,
@@ -650,9 +672,14 @@ def check_operator_view(report, context, room, warning, impaired_name, names):
 
 
 async def scenario_quality_loss(report, context):
+    # The loss starts 4 s after the relay, once everyone is connected: DTLS
+    # through 10% loss from the start took aiortc's doubling retransmission
+    # timer (1, 2, 4, 8, 16 s) past the 30 s wait once (p2's publisher still
+    # "connecting"); connecting through loss is scenario c's (5%).
     await quality_scenario(
-        report, context, "interop-nq-loss", "high-packet-loss", ({"drop": 0.10}, ["--clear-after", "22"]),
-        "p2", ["p0", "p1", "p2"], clear_at=22, start_wait=22)
+        report, context, "interop-nq-loss", "high-packet-loss",
+        ({"drop": 0.10}, ["--impair-after", "4", "--clear-after", "24"]),
+        "p2", ["p0", "p1", "p2"], clear_at=24, start_wait=24)
 
 
 async def scenario_quality_rtt(report, context):
@@ -1150,7 +1177,7 @@ BWE_SAMPLER = """(() => {
   const bwe = window.bwe = { samples: [], ticks: 0 };
   const tick = async () => {
     bwe.ticks += 1;
-    const row = { t: Date.now(), video: {}, port: null, out: null };
+    const row = { t: Date.now(), video: {}, port: null, protocol: null, out: null };
     if (vroom.pcSub) {
       const report = await vroom.pcSub.getStats();
       let pair = null;
@@ -1164,7 +1191,7 @@ BWE_SAMPLER = """(() => {
         if (s.type === "transport" && s.selectedCandidatePairId) pair = report.get(s.selectedCandidatePairId);
       }
       const local = pair && report.get(pair.localCandidateId);
-      if (local) row.port = local.port;
+      if (local) { row.port = local.port; row.protocol = local.protocol; }
     }
     if (vroom.pcPub && bwe.ticks % 5 === 0) {
       row.out = {};
@@ -1193,12 +1220,14 @@ class BwePage:
         self.browser = browser
         self.rows = []
         self.port = None
+        self.protocol = None
+        self.shaped_at = self.shaped_port = None
 
     async def drain(self):
         self.rows += await self.browser.evaluate("window.bwe ? window.bwe.samples.splice(0) : []")
-        ports = [r["port"] for r in self.rows[-20:] if r.get("port")]
-        if ports:
-            self.port = ports[-1]
+        pairs = [(r["port"], r.get("protocol")) for r in self.rows[-20:] if r.get("port")]
+        if pairs:
+            self.port, self.protocol = pairs[-1]
 
     def series(self, mid, key, start=0.0, end=float("inf")):
         """[(time.time() seconds, value)] of one inbound video number."""
@@ -1354,13 +1383,15 @@ class BweRoom:
             for page in pages:
                 await page.drain()
             states = [await p.browser.evaluate("vroom.pcSub && vroom.pcSub.connectionState") for p in pages]
-            ready = [p for p, state in zip(pages, states) if p.port and state == "connected"]
+            # UDP: under load Chromium may select a TCP pair first (ICE-TCP)
+            # and move to UDP a few seconds later; the shaping is on UDP.
+            ready = [p for p, state in zip(pages, states) if p.port and p.protocol == "udp" and state == "connected"]
             if (len(ready) == len(pages) and all(decoding(p) for p in pages)) or time.monotonic() > deadline:
                 break
             if len(ready) == len(pages):
                 deadline = min(deadline, time.monotonic() + 10)
             await asyncio.sleep(0.5)
-        detail = ", ".join(f"{p.name}: {state}, UDP {p.port}, {len(p.rows[-1]['video']) if p.rows else 0} video(s), "
+        detail = ", ".join(f"{p.name}: {state}, {(p.protocol or '?').upper()} {p.port}, {len(p.rows[-1]['video']) if p.rows else 0} video(s), "
                            f"{'decoding' if decoding(p) else 'no frame decoded yet'}" for p, state in zip(pages, states))
         if len(ready) < len(pages):
             self.report.stop("media: every subscriber page connects", detail)
@@ -1373,7 +1404,20 @@ class BweRoom:
 
     def shape(self, page, kbit):
         self.shaper.add(page.port, kbit)
+        page.shaped_at, page.shaped_port = time.time(), page.port
         print(f"    +{time.monotonic() - self.started:.1f}s {page.name}: UDP {page.port} shaped to {kbit} kbit/s")
+
+    def check_pairs(self, pages, end):
+        """The shaping holds only while each shaped page's media comes over
+        the UDP port that was shaped: a check that its selected candidate
+        pair stayed that one from the shaping to `end` (an ICE switch to
+        another pair, ICE-TCP say, would carry media past the bottleneck)."""
+        for page in pages:
+            seen = sorted({(r.get("protocol"), r["port"]) for r in page.rows
+                           if r.get("port") and r["t"] / 1000 <= end and r["t"] / 1000 >= page.shaped_at})
+            self.report.check(f"{page.name}: the shaped pair (UDP {page.shaped_port}) stays selected while shaped",
+                              seen == [("udp", page.shaped_port)],
+                              ", ".join(f"{(proto or '?').upper()} {port}" for proto, port in seen) or "no samples")
 
     def layer(self, identity, track, row):
         return ((row.get(identity) or {}).get("tracks") or {}).get(track)
@@ -1503,6 +1547,7 @@ async def scenario_bwe_3(report, context):
     for page in [cam, *subscribers]:
         await page.drain()
     room.table(list(links), camera, shaped_at, window[1])
+    room.check_pairs([page for page in subscribers if links[page.name]], window[1])
     print(f"    t0 is at {t0 - shaped_at:+.1f}s of this table; the measured window from {window[0] - shaped_at:+.1f}s "
           f"to {window[1] - shaped_at:+.1f}s")
 
@@ -1622,6 +1667,7 @@ async def scenario_bwe_cut(report, context):
     await asyncio.sleep(16)
     await viewer_page.drain()
     room.table(["viewer"], camera, cut - 3, time.time(), zero=cut)
+    room.check_pairs([viewer_page], restored)
     print(f"    the cut at +0.0 s, the restore at +{restored - cut:.1f} s")
     after_cut = room.samples("viewer", camera, cut, restored)
     down = next((t for t, rid, off, _, _ in after_cut if off or RID_ORDER.get(rid, 9) < RID_ORDER[before]), None)
@@ -1715,6 +1761,7 @@ async def scenario_bwe_grid(report, context):
     print(f"    +{time.monotonic() - room.started:.1f}s grid's link widened to 5000 kbit/s")
     await asyncio.sleep(16)
     await page.drain()
+    room.check_pairs([page], widened)
 
     def state_at(row, sid):
         return room.layer("grid", sid, row) or (None, None, None, None)
@@ -1911,6 +1958,60 @@ async def scenario_failover(report, context):
 
 # -- reaching the server from any network (issue 15, PROTOCOL.md 9) ----------
 
+async def demo_page_state(browser, condition, timeout):
+    """The demo page's `state()` once `condition` holds, or at `timeout`."""
+    return await poll_value(browser.state, condition, timeout)
+
+
+async def demo_page_joins(report, browser, who):
+    """Checks that the demo page joined and published its mic and camera."""
+    state = await demo_page_state(browser, lambda s: s["joined"] and {"mic", "camera"} <= set(s["published"] or {}), 20)
+    report.check(f"{who} joined and published", state["joined"] and {"mic", "camera"} <= set(state["published"] or {}),
+                 f"errors: {state.get('errors')}")
+    return state
+
+
+async def demo_page_decodes(report, browser, what, seconds=3):
+    """Checks that every video the page receives decodes more frames over
+    `seconds`, once it receives one (a subscription may still be on its
+    way); the page's second stats (its paths, say)."""
+    first = await poll_value(browser.stats, lambda stats: stats["inboundVideo"], 10)
+    await asyncio.sleep(seconds)
+    second = await browser.stats()
+    frames = [(a["framesDecoded"], b["framesDecoded"]) for a, b in zip(first["inboundVideo"], second["inboundVideo"])]
+    report.check(what, frames and all(b > a for a, b in frames), f"{frames}")
+    return second
+
+
+async def aiortc_decodes(report, participant, publisher, what):
+    """Checks that the aiortc `participant` decodes 30 frames of `publisher`'s video."""
+    def video():
+        return participant.sinks_by_publisher().get((publisher, "video"))
+
+    decoded = await wait_until(lambda: video() and len(video().frames) >= 30, 20)
+    report.check(what, decoded, f"{len(video().frames) if video() else 0} frames")
+
+
+async def demo_page_connects(report, browser, what):
+    """Stops the scenario unless both of the page's connections connect."""
+    state = await demo_page_state(browser, lambda s: s["pub"] == "connected" and s["sub"] == "connected", 30)
+    if state["pub"] != "connected" or state["sub"] != "connected":
+        candidates = await browser.evaluate("""(async () => {
+          const out = [];
+          for (const pc of [vroom.pcPub, vroom.pcSub]) {
+            if (!pc) continue;
+            for (const s of (await pc.getStats()).values()) {
+              if (s.type === "local-candidate" || s.type === "remote-candidate") {
+                out.push(`${s.type} ${s.candidateType} ${s.protocol} ${s.address || s.ip}`);
+              }
+            }
+          }
+          return out;
+        })()""")
+        report.stop(what, f"publisher {state['pub']}, subscriber {state['sub']}; candidates {candidates}")
+    return state
+
+
 async def scenario_turn(report, context):
     """Issue 15 item 5: coturn on loopback (started here, use-auth-secret),
     vroom-server handing out its credentials in `joined.iceServers`
@@ -1947,34 +2048,13 @@ async def scenario_turn(report, context):
     await browser.__aenter__()
     print(f"    demo page served by {browser.served_by}", flush=True)
 
-    async def page(condition, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            state = await browser.state()
-            if condition(state):
-                return state
-            await asyncio.sleep(0.3)
-        return await browser.state()
-
-    state = await page(lambda s: s["joined"] and {"mic", "camera"} <= set(s["published"] or {}), 20)
-    report.check("Chromium joined and published", state["joined"], f"errors: {state.get('errors')}")
+    state = await demo_page_joins(report, browser, "Chromium")
     await wait_for_offers(report, [aio], {"aiortc": {("chrome", "mic"), ("chrome", "camera")}})
     await wait_for_media_path(report, [aio])
-    state = await page(lambda s: s["pub"] == "connected" and s["sub"] == "connected", 30)
-    if state["pub"] != "connected" or state["sub"] != "connected":
-        report.stop("Chromium's connections through the relay", f"publisher {state['pub']}, subscriber {state['sub']}")
+    await demo_page_connects(report, browser, "Chromium's connections through the relay")
 
-    def chrome_video():
-        return aio.sinks_by_publisher().get(("chrome", "video"))
-
-    decoded = await wait_until(lambda: chrome_video() and len(chrome_video().frames) >= 30, 20)
-    report.check("aiortc decodes Chromium's video (30 frames)", decoded,
-                 f"{len(chrome_video().frames) if chrome_video() else 0} frames")
-    first = await browser.stats()
-    await asyncio.sleep(3)
-    second = await browser.stats()
-    frames = [(a["framesDecoded"], b["framesDecoded"]) for a, b in zip(first["inboundVideo"], second["inboundVideo"])]
-    report.check("Chromium decodes aiortc's video", frames and all(b > a for a, b in frames), f"{frames}")
+    await aiortc_decodes(report, aio, "chrome", "aiortc decodes Chromium's video (30 frames)")
+    second = await demo_page_decodes(report, browser, "Chromium decodes aiortc's video")
     paths = second.get("paths", {})
     report.check("Chromium's publisher and subscriber paths start at a relay candidate",
                  {role: p.get("candidateType") for role, p in paths.items()} == {"pub": "relay", "sub": "relay"},
@@ -2035,6 +2115,96 @@ async def scenario_ipv6(report, context):
                   if line.startswith("a=candidate:")]
     report.check("the server's offer announces ::1 only", candidates and all(" ::1 " in c for c in candidates),
                  "; ".join(candidates))
+
+    # A browser too: Chromium loads the page from http://[::1]:port, signals
+    # over ws://[::1], publishes, and decodes pub6; sub6 decodes Chromium.
+    # Chromium gathers IPv6 candidates, ::1 included, only on a host with an
+    # IPv6 interface and default route, which a loopback-only namespace
+    # lacks: this one gets a veth pair (both ends inside it, so nothing can
+    # leave) with a ULA address and the default route.
+    from chromium import DemoPageBrowser
+    from shaping import can_shape
+    reason = can_shape()
+    if reason:
+        report.check("IPv6 can be routed here for Chromium (root, in run.sh's loopback-only namespace)", False, reason)
+        return
+    async def unroute():
+        subprocess.run(["ip", "link", "del", "vroom6a"], capture_output=True)
+
+    context.cleanup.append(unroute)  # before it exists: a half-made pair goes too
+    for command in (["ip", "link", "add", "vroom6a", "type", "veth", "peer", "name", "vroom6b"],
+                    ["ip", "link", "set", "vroom6a", "up"], ["ip", "link", "set", "vroom6b", "up"],
+                    ["ip", "-6", "addr", "add", "fd00:76::1/64", "dev", "vroom6a", "nodad"],
+                    ["ip", "-6", "route", "add", "default", "dev", "vroom6a"]):
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            report.stop("an IPv6 interface and default route for Chromium in this namespace",
+                        f"{' '.join(command)}: {done.stderr.strip()}")
+    browser = DemoPageBrowser(context.server.url, make_token("chrome6", "interop-ipv6"), "interop-ipv6",
+                              binary=context.chromium, log_path=os.path.join(context.log_dir, "chromium-ipv6.log"),
+                              current_page=True)
+    context.cleanup.append(browser.close)
+    await browser.__aenter__()
+    print(f"    demo page served by {browser.served_by}", flush=True)
+    await demo_page_joins(report, browser, "Chromium (page at http://[::1])")
+    await wait_for_offers(report, [subscriber], {"sub6": {("pub6", "mic"), ("pub6", "camera"), ("chrome6", "mic"),
+                                                          ("chrome6", "camera")}})
+    await demo_page_connects(report, browser, "Chromium's connections over IPv6")
+
+    await aiortc_decodes(report, subscriber, "chrome6", "sub6 decodes Chromium's video over IPv6 (30 frames)")
+    second = await demo_page_decodes(report, browser, "Chromium decodes pub6's video")
+    paths = second.get("paths", {})
+    report.check("Chromium's publisher and subscriber paths go to the server at ::1",
+                 {role: p.get("remoteAddress") for role, p in paths.items()} == {"pub": "::1", "sub": "::1"}, f"{paths}")
+
+
+async def scenario_wss(report, context):
+    """Issue 15 item 4 in browsers: vroom-server with --tls-cert/--tls-key
+    (a self-signed certificate for 127.0.0.1, made here with openssl) serves
+    the page over HTTPS and signaling over WSS on one port. Chromium, told
+    to trust that certificate's key (--ignore-certificate-errors-spki-list,
+    no blanket switch), opens https://127.0.0.1:port/dev/demo in two pages;
+    both join over wss:// and decode each other's video."""
+    from chromium import DemoPageBrowser, SharedChromium
+    import base64
+    import hashlib
+
+    cert, key = os.path.join(context.log_dir, "wss-cert.pem"), os.path.join(context.log_dir, "wss-key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    spki = subprocess.run(["openssl", "x509", "-in", cert, "-noout", "-pubkey"], check=True, capture_output=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=spki, check=True,
+                         capture_output=True).stdout
+    pin = base64.b64encode(hashlib.sha256(der).digest()).decode()
+    server_log = os.path.join(context.log_dir, "vroom-server-wss.log")
+    context.server = VroomServer(context.server_binary, log_path=server_log, tls=(cert, key))
+    await asyncio.to_thread(context.server.start)
+    print(f"    vroom-server on {context.server.url} (log {server_log})", flush=True)
+    report.check("the server answers HTTPS with the test's certificate", context.server.url.startswith("https://")
+                 and context.server.get_json("/healthz").get("status") == "ok", context.server.url)
+
+    shared = SharedChromium(context.chromium, os.path.join(context.log_dir, "chromium-wss.log"),
+                            extra_flags=[f"--ignore-certificate-errors-spki-list={pin}"])
+    await shared.start()
+    context.cleanup.append(shared.close)
+    room = "interop-wss"
+    pages = {}
+    for identity in ("alice", "bob"):
+        page = DemoPageBrowser(context.server.url, make_token(identity, room), room, binary=context.chromium,
+                               chromium=shared, served=True)
+        context.cleanup.append(page.close)
+        await page.__aenter__()
+        pages[identity] = page
+    for identity, page in pages.items():
+        await demo_page_joins(report, page, f"{identity}'s page (https)")
+        signal = await page.evaluate("vroom.signalURL")
+        report.check(f"{identity} signals over wss:// to the page's origin", (signal or "").startswith(
+            context.server.url.replace("https://", "wss://")), f"{signal}")
+    for identity, page in pages.items():
+        await demo_page_connects(report, page, f"{identity}'s connections")
+    for identity, page in pages.items():
+        await demo_page_decodes(report, page, f"{identity} decodes the other's video", seconds=2)
 
 
 DRAIN_TIMEOUT = 4  # --drain-timeout of the drain scenario's nodes, seconds
@@ -2117,6 +2287,798 @@ async def scenario_shape(report, context):
     await asyncio.to_thread(check_shaping, report.check)
 
 
+ICETCP_TABLE = "vroom_icetcp"
+
+# The selected candidate pair of each of the page's connections, from getStats().
+SELECTED_PAIRS_JS = """(async () => {
+  const out = {};
+  for (const [name, pc] of [["pub", vroom.pcPub], ["sub", vroom.pcSub]]) {
+    if (!pc) { out[name] = null; continue; }
+    const stats = [...(await pc.getStats()).values()];
+    const byId = new Map(stats.map(s => [s.id, s]));
+    const transport = stats.find(s => s.type === "transport");
+    const pair = transport && byId.get(transport.selectedCandidatePairId);
+    const local = pair && byId.get(pair.localCandidateId);
+    const remote = pair && byId.get(pair.remoteCandidateId);
+    out[name] = pair ? { local: local && local.protocol, localType: local && local.candidateType,
+      tcpType: local && local.tcpType, remote: remote && remote.protocol, remotePort: remote && remote.port,
+      bytesSent: pair.bytesSent, bytesReceived: pair.bytesReceived } : null;
+  }
+  return out;
+})()"""
+
+
+def metric(text, name):
+    """The value of an unlabelled sample in /metrics text, or None."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    return None
+
+
+def metric_samples(text, name):
+    """Every sample of `name` in /metrics text, labelled or not: {labels: value}."""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            head, value = line.rsplit(" ", 1)
+            out[head[len(name):] or "{}"] = float(value)
+    return out
+
+
+async def scenario_icetcp(report, context):
+    """ICE-TCP (PROTOCOL.md section 9): UDP to the server's media ports is
+    dropped by nftables in this network namespace; two Chromium demo pages
+    join, publish and decode each other's video over the passive TCP
+    candidates (getStats: the selected pairs are TCP)."""
+    import subprocess
+    from chromium import DemoPageBrowser
+    from shaping import can_shape
+
+    reason = can_shape()  # root, and a namespace holding only loopback (never the machine's own rules)
+    if reason:
+        report.check("UDP can be blocked here (root, in run.sh's loopback-only namespace)", False, reason)
+        return
+    ports = context.server.rtc_ports
+    rules = (f"table inet {ICETCP_TABLE} {{ chain out {{ type filter hook output priority 0; policy accept; "
+             f"udp dport {{ {', '.join(map(str, ports))} }} counter drop; }}; }}\n")
+    subprocess.run(["nft", "-f", "-"], input=rules, text=True, check=True)
+
+    async def unblock():
+        subprocess.run(["nft", "delete", "table", "inet", ICETCP_TABLE], capture_output=True)
+    context.cleanup.append(unblock)
+    print(f"    nft: UDP to {ports} dropped")
+
+    room = "interop-icetcp"
+    pages = {}
+    for name in ("alice", "bob"):
+        page = DemoPageBrowser(context.server.url, make_token(name, room), room, binary=context.chromium,
+                               log_path=os.path.join(context.log_dir, f"chromium-icetcp-{name}.log"))
+        context.cleanup.append(page.close)
+        await page.__aenter__()
+        pages[name] = page
+
+    async def all_pages(condition, timeout):
+        deadline = time.monotonic() + timeout
+        states = {}
+        while time.monotonic() < deadline:
+            states = {name: await page.state() for name, page in pages.items()}
+            if all(condition(state) for state in states.values()):
+                return True, states
+            await asyncio.sleep(0.5)
+        return False, states
+
+    ok, states = await all_pages(lambda s: s["joined"] and {"mic", "camera"} <= set(s["published"] or {}), 30)
+    report.check("both pages joined and published mic + camera", ok,
+                 "; ".join(f"{n}: joined={s.get('joined')} errors={s.get('errors')}" for n, s in states.items()))
+    ok, states = await all_pages(lambda s: s["pub"] == "connected" and s["sub"] == "connected", 40)
+    report.check("both pages' publisher and subscriber connections connect with UDP blocked", ok,
+                 "; ".join(f"{n}: pub={s.get('pub')} sub={s.get('sub')}" for n, s in states.items()))
+    if not ok:
+        report.stop("media: no connection over ICE-TCP")
+
+    async def decoded():
+        return {name: sum(v["framesDecoded"] for v in (await page.stats())["inboundVideo"])
+                for name, page in pages.items()}
+    frames = await decoded()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not all(n >= 60 for n in frames.values()):
+        await asyncio.sleep(1)
+        frames = await decoded()
+    report.check("each page decodes at least 60 frames of the other's video", all(n >= 60 for n in frames.values()),
+                 ", ".join(f"{n}: {f} frames" for n, f in frames.items()))
+
+    for name, page in pages.items():
+        pairs = await page.evaluate(SELECTED_PAIRS_JS)
+        for connection in ("pub", "sub"):
+            pair = (pairs or {}).get(connection)
+            report.check(f"{name}'s {connection} connection: the selected candidate pair is TCP on both ends "
+                         f"(getStats), to the server's media port",
+                         bool(pair) and pair["local"] == "tcp" and pair["remote"] == "tcp"
+                         and pair["remotePort"] in ports,
+                         f"{pair}")
+
+    text = context.server.get("/metrics", auth=False)[1]
+    tcp_in = metric(text, "vroom_tcp_frames_received_total")
+    tcp_out = metric(text, "vroom_tcp_frames_sent_total")
+    udp_out = metric(text, "vroom_udp_datagrams_sent_total")
+    dropped = subprocess.run(["nft", "list", "table", "inet", ICETCP_TABLE], capture_output=True, text=True).stdout
+    blocked = next((line.strip() for line in dropped.splitlines() if "counter" in line), "?")
+    print(f"    server: {tcp_in:.0f} TCP frames in, {tcp_out:.0f} TCP frames out, {udp_out:.0f} UDP datagrams out; "
+          f"nft: {blocked}")
+    report.check("the server received and sent its media as RFC 4571 frames, and sent no UDP (/metrics)",
+                 (tcp_in or 0) > 300 and (tcp_out or 0) > 300 and udp_out == 0,
+                 f"{tcp_in} TCP frames in, {tcp_out} out, {udp_out} UDP datagrams out")
+
+
+# The link of scenario icetcp-loss: this share of the packets to and from the
+# media ports is dropped, UDP and TCP alike (nftables' numgen, in run.sh's
+# namespace). The kernel here has no netem, and vroom-impair relays UDP only:
+# TCP's own retransmissions (the head-of-line blocking to measure) need loss
+# of IP packets under the TCP stack, which only the kernel can inflict.
+LOSS_TABLE = "vroom_loss"
+LOSS_PERCENT = 2
+LOSS_RUN_SECONDS = 20
+
+
+async def scenario_icetcp_loss(report, context):
+    """The SDK (vroom-loadtest: 1 publisher, 2 decoding subscribers) over
+    UDP and then over ICE-TCP, through the same link losing 2% of its packets
+    each way: media keeps flowing over TCP, and the capture-to-decode latency
+    and the loss of both runs are reported side by side."""
+    import subprocess
+    from shaping import can_shape
+
+    reason = can_shape()
+    if reason:
+        report.check("packets can be dropped here (root, in run.sh's loopback-only namespace)", False, reason)
+        return
+    loadtest = find_binary("vroom-loadtest")
+    ports = ", ".join(map(str, context.server.rtc_ports))
+    drop = f"numgen random mod 100 < {LOSS_PERCENT} counter drop"
+    # On the input hook: a packet lost there is lost on the wire to its
+    # sender. On the output hook the sender's own send would fail (EPERM),
+    # which no real network does, and TCP would learn of each loss at once.
+    rules = (f"table inet {LOSS_TABLE} {{ chain in {{ type filter hook input priority 0; policy accept; "
+             f"udp dport {{ {ports} }} {drop}; udp sport {{ {ports} }} {drop}; "
+             f"tcp dport {{ {ports} }} {drop}; tcp sport {{ {ports} }} {drop}; }}; }}\n")
+    subprocess.run(["nft", "-f", "-"], input=rules, text=True, check=True)
+
+    async def clear():
+        subprocess.run(["nft", "delete", "table", "inet", LOSS_TABLE], capture_output=True)
+    context.cleanup.append(clear)
+
+    def counters():
+        text = context.server.get("/metrics", auth=False)[1]
+        return {name: metric(text, name) or 0 for name in ("vroom_tcp_frames_received_total",
+                                                           "vroom_udp_datagrams_sent_total")}
+
+    results = {}
+    for transport in ("udp", "tcp"):
+        before = counters()
+        command = [loadtest, "--url", context.server.url, "--rooms", "1", "--publishers", "1", "--subscribers", "2",
+                   "--decode-sample", "2", "--duration", str(LOSS_RUN_SECONDS), "--media-transport", transport,
+                   "--room-prefix", f"loss-{transport}", "--max-loss", "1", "--json", "--quiet"]
+        log_path = os.path.join(context.log_dir, f"loadtest-loss-{transport}.log")
+        with open(log_path, "w") as log:
+            running = asyncio.ensure_future(asyncio.to_thread(
+                subprocess.run, command, stdout=subprocess.PIPE, stderr=log, text=True, timeout=LOSS_RUN_SECONDS + 90))
+            # What the server did meanwhile, to tell a stall's cause when
+            # media stops: tracks it switched off (the gauge, sampled), and
+            # below the ICE-TCP connections it closed and the frames it dropped.
+            switched_off = 0
+            while not running.done():
+                text = (await asyncio.to_thread(context.server.get, "/metrics", auth=False))[1]
+                switched_off = max(switched_off, sum(metric_samples(text, "vroom_tracks_switched_off").values()))
+                await asyncio.wait([running], timeout=0.25)
+            run = running.result()
+        try:
+            result = json.loads(run.stdout)
+        except ValueError:
+            report.check(f"{transport}: vroom-loadtest printed its report", False,
+                         f"exit {run.returncode}, log {log_path}")
+            return
+        after = counters()
+        result["tcpFramesIn"] = after["vroom_tcp_frames_received_total"] - before["vroom_tcp_frames_received_total"]
+        result["udpSent"] = after["vroom_udp_datagrams_sent_total"] - before["vroom_udp_datagrams_sent_total"]
+        results[transport] = result
+        text = context.server.get("/metrics", auth=False)[1]
+        closes = {labels: value for labels, value in metric_samples(text, "vroom_tcp_connections_closed_total").items()
+                  if value}
+        slow = metric(text, 'vroom_packets_dropped_total{reason="tcp_slow_reader"}') or 0
+        print(f"    {transport}: server: at most {switched_off:.0f} track(s) switched off at once; ICE-TCP closes so far "
+              f"{closes or 'none'}; TCP frames dropped for slow readers so far {slow:.0f}")
+        latency = result["latencyMilliseconds"]
+        print(f"    figure: {transport}: joined {result['participants']['joined']}/3, loss "
+              f"{100 * (result.get('lossFraction') or 0):.2f}%, latency p50 {latency.get('p50')} ms, "
+              f"p99 {latency.get('p99')} ms, max {latency.get('max')} ms ({latency['count']} frames), "
+              f"worst frame ratio {result.get('worstFrameRatio')}; server: {result['tcpFramesIn']:.0f} TCP frames in, "
+              f"{result['udpSent']:.0f} UDP datagrams out")
+
+    dropped = subprocess.run(["nft", "list", "table", "inet", LOSS_TABLE], capture_output=True, text=True).stdout
+    print("    nft: " + "; ".join(line.strip() for line in dropped.splitlines() if "counter" in line))
+    for transport, result in results.items():
+        report.check(f"{transport}: all 3 participants joined through the lossy link",
+                     result["participants"]["joined"] == 3 and result["participants"]["failed"] == 0,
+                     f"{result['participants']}")
+        ratio = result.get("worstFrameRatio") or 0
+        report.check(f"{transport}: media keeps flowing (every decoding subscriber reads back at least 80% of the "
+                     f"frames sent)", ratio >= 0.8, f"worst frame ratio {ratio}")
+    tcp, udp = results["tcp"], results["udp"]
+    report.check("tcp: the media went as RFC 4571 frames, and the server sent no UDP (/metrics)",
+                 tcp["tcpFramesIn"] > 300 and tcp["udpSent"] == 0,
+                 f"{tcp['tcpFramesIn']:.0f} TCP frames in, {tcp['udpSent']:.0f} UDP datagrams out")
+    report.check("udp: the media went over UDP", udp["tcpFramesIn"] == 0 and udp["udpSent"] > 300,
+                 f"{udp['tcpFramesIn']:.0f} TCP frames in, {udp['udpSent']:.0f} UDP datagrams out")
+    u, t = udp["latencyMilliseconds"], tcp["latencyMilliseconds"]
+    if all(x.get(k) is not None for x in (u, t) for k in ("p50", "p99")):
+        print(f"    figure: head-of-line blocking: TCP adds {t['p50'] - u['p50']:+.1f} ms at p50 and "
+              f"{t['p99'] - u['p99']:+.1f} ms at p99 over UDP on the same {LOSS_PERCENT}% loss link; "
+              f"loss {100 * (udp.get('lossFraction') or 0):.2f}% over UDP, {100 * (tcp.get('lossFraction') or 0):.2f}% over TCP")
+
+
+# -- the JavaScript SDK (issue 17) ---------------------------------------------
+# Two pages of one headless Chromium, at the server's origin, import
+# /sdk/vroom.js and `connect` with fake camera and microphone: they see each
+# other (participants, trackSubscribed, frames decoded in the elements the
+# SDK's attach() made), a disabled camera shows on the other side, a killed
+# WebSocket resumes (reconnecting, reconnected; the other page sees
+# participantReconnecting and participantReconnected), garbage from the
+# server is logged as warnings and breaks nothing, and a disconnect is seen.
+
+SDK_PAGE_SETUP = """(async () => {
+  const v = await import("/sdk/vroom.js");
+  window.sdk = { version: v.version, log: [], warnings: [], error: null };
+  v.logger.warn = (...args) => window.sdk.warnings.push(args.map((a) => a && a.message ? a.message : String(a)).join(" "));
+  const describe = (x) => x === null || x === undefined ? null
+    : (x.identity || x.trackSid || x.sid || (x.code !== undefined ? "E" + x.code : String(x)));
+  try {
+    const room = window.room = await v.connect(%s, { name: %s, audio: true,
+      video: { width: 640, height: 360 } });
+    for (const event of ["participantConnected", "participantDisconnected", "participantReconnecting",
+        "participantReconnected", "reconnecting", "reconnected", "disconnected", "trackSubscribed",
+        "trackUnsubscribed", "trackPublished", "trackUnpublished", "trackEnabled", "trackDisabled",
+        "dominantSpeakerChanged", "trackSwitchedOff", "trackSwitchedOn", "messageReceived"]) {
+      room.on(event, (...args) => window.sdk.log.push({ event, args: args.map(describe), t: Date.now() }));
+    }
+    room.on("trackSubscribed", (track) => {
+      const element = track.attach();
+      element.dataset.sid = track.sid;
+      if (track.kind === "video") { element.style.width = "320px"; element.style.height = "180px"; }
+      document.body.append(element);
+    });
+    // Tracks subscribed before the listener: attach them too.
+    for (const participant of room.participants.values()) {
+      for (const publication of participant.tracks.values()) {
+        if (publication.track) room.emit("trackSubscribed", publication.track, publication, participant);
+      }
+    }
+    return { sid: room.localParticipant.sid, identity: room.localParticipant.identity, room: room.sid };
+  } catch (error) {
+    window.sdk.error = { code: error.code, message: error.message };
+    return null;
+  }
+})()"""
+
+SDK_PAGE_STATE = """(async () => {
+  const room = window.room;
+  const videos = [...document.querySelectorAll("video[data-sid]")].map((v) => ({ sid: v.dataset.sid,
+    width: v.videoWidth, height: v.videoHeight }));
+  let decoded = 0;
+  if (room && room._subscriber) {
+    for (const s of (await room._subscriber.getStats()).values()) {
+      if (s.type === "inbound-rtp" && s.kind === "video") decoded += s.framesDecoded || 0;
+    }
+  }
+  return { state: room ? room.state : null, log: window.sdk.log, warnings: window.sdk.warnings,
+    error: window.sdk.error, videos, decoded,
+    participants: room ? [...room.participants.values()].map((p) => ({ sid: p.sid, identity: p.identity,
+      state: p.state, tracks: [...p.tracks.values()].map((t) => ({ sid: t.trackSid, kind: t.kind,
+      enabled: t.isTrackEnabled, subscribed: t.isSubscribed })) })) : [],
+    published: room && room.localParticipant ? [...room.localParticipant.tracks.values()].map((t) => ({
+      sid: t.trackSid, kind: t.kind, name: t.trackName })) : [] };
+})()"""
+
+
+async def scenario_sdk_js(report, context):
+    from chromium import DemoPageBrowser, SharedChromium
+
+    room = "interop-sdk-js"
+    shared = SharedChromium(context.chromium, os.path.join(context.log_dir, "chromium-sdk-js.log"))
+    await shared.start()
+    context.cleanup.append(shared.close)
+    pages = {}
+    for identity in ("alice", "bob"):
+        # The demo page at the server's origin, not joining (autojoin=0):
+        # only a document the SDK module is imported into.
+        page = DemoPageBrowser(context.server.url, make_token(identity, room), room, binary=context.chromium,
+                               query={"autojoin": "0"}, chromium=shared)
+        context.cleanup.append(page.close)
+        await page.__aenter__()
+        pages[identity] = page
+    joined_rooms = {}
+    for identity, page in pages.items():
+        token = make_token(identity, room)
+        joined = await page.evaluate(SDK_PAGE_SETUP % (json.dumps(token), json.dumps(room)))
+        joined_rooms[identity] = (joined or {}).get("room")
+        error = await page.evaluate("window.sdk.error")
+        report.check(f"{identity}: connect() resolves to a Room (the SDK from the server's /sdk/vroom.js)",
+                     joined is not None, json.dumps(joined or error))
+        if joined is None:
+            report.stop("sdk", f"{identity} did not connect")
+
+    async def state(identity):
+        return await pages[identity].evaluate(SDK_PAGE_STATE)
+
+    async def wait_state(identity, condition, timeout):
+        return await poll_value(lambda: state(identity), condition, timeout)
+
+    def events(current, name):
+        return [entry["args"] for entry in current["log"] if entry["event"] == name]
+
+    # Each sees the other, with both tracks subscribed and video decoding.
+    for identity, other in (("alice", "bob"), ("bob", "alice")):
+        current = await wait_state(identity, lambda s: len(events(s, "trackSubscribed")) >= 2
+                                   and any(v["width"] > 0 for v in s["videos"]) and s["decoded"] > 10, 30)
+        names = [p["identity"] for p in current["participants"]]
+        report.check(f"{identity}: room.participants holds {other}", names == [other], f"{names}")
+        subscribed = sorted(t["kind"] for p in current["participants"] for t in p["tracks"] if t["subscribed"])
+        report.check(f"{identity}: trackSubscribed for {other}'s audio and video", subscribed == ["audio", "video"],
+                     f"subscribed {subscribed}; events {events(current, 'trackSubscribed')}")
+        report.check(f"{identity}: {other}'s video decodes in the element track.attach() made",
+                     any(v["width"] > 0 for v in current["videos"]) and current["decoded"] > 10,
+                     f"videos {current['videos']}, framesDecoded {current['decoded']}")
+
+    # alice disables her camera: bob sees trackDisabled, then trackEnabled.
+    alice = await state("alice")
+    camera = next(t["sid"] for t in alice["published"] if t["kind"] == "video")
+    for enabled, event in ((False, "trackDisabled"), (True, "trackEnabled")):
+        await pages["alice"].evaluate(
+            f"[...room.localParticipant.videoTracks.values()][0].track.{'enable' if enabled else 'disable'}(), true")
+        bob = await wait_state("bob", lambda s: [camera, "alice"] in events(s, event), 10)
+        flag = next((t["enabled"] for p in bob["participants"] for t in p["tracks"] if t["sid"] == camera), None)
+        report.check(f"alice's camera {'enabled' if enabled else 'disabled'}: bob gets {event} "
+                     f"(publication.isTrackEnabled {str(enabled).lower()})",
+                     [camera, "alice"] in events(bob, event) and flag is enabled, f"{events(bob, event)}, flag {flag}")
+
+    # A publish the server refuses (a duplicate name: 53304) rejects with its
+    # code and leaves nothing behind: the next publish works.
+    outcome = await pages["alice"].evaluate("""(async () => {
+      const v = await import("/sdk/vroom.js");
+      const taken = [...room.localParticipant.audioTracks.values()][0].trackName;
+      const result = {};
+      try {
+        await room.localParticipant.publishTrack(await v.createLocalAudioTrack(), { name: taken });
+        result.duplicate = "published";
+      } catch (error) { result.duplicate = `${error.code} ${error.name}`; }
+      try {
+        const publication = await room.localParticipant.publishTrack(await v.createLocalAudioTrack(), { name: "second-mic" });
+        result.next = publication.trackName;
+      } catch (error) { result.next = `${error.code} ${error.name}`; }
+      result.names = [...room.localParticipant.tracks.values()].map((t) => t.trackName).sort();
+      return result;
+    })()""")
+    report.check("a publish refused with 53304 (a duplicate name) rejects with it; the next publish works",
+                 outcome["duplicate"] == "53304 TrackNameIsDuplicatedError" and outcome["next"] == "second-mic"
+                 and len(outcome["names"]) == 3, f"{outcome}")
+
+    # bob's WebSocket dies: bob reconnects (resume), alice sees it.
+    await pages["bob"].evaluate("room._signaling.ws.close(), true")
+    bob = await wait_state("bob", lambda s: events(s, "reconnected"), 20)
+    order = [e["event"] for e in bob["log"] if e["event"] in ("reconnecting", "reconnected")]
+    report.check("bob's WebSocket closed: reconnecting, then reconnected (resume), the room connected",
+                 order[:2] == ["reconnecting", "reconnected"] and bob["state"] == "connected", f"{order}, {bob['state']}")
+    alice = await wait_state("alice", lambda s: events(s, "participantReconnected"), 20)
+    seen = [e["event"] for e in alice["log"] if e["event"].startswith("participantRecon")]
+    report.check("alice sees participantReconnecting, then participantReconnected for bob",
+                 seen[:2] == ["participantReconnecting", "participantReconnected"], f"{seen}")
+    before = bob["decoded"]
+    bob = await wait_state("bob", lambda s: s["decoded"] > before + 20, 10)
+    report.check("bob still decodes alice's video after the resume", bob["decoded"] > before + 20,
+                 f"framesDecoded {before} -> {bob['decoded']}")
+
+    # Garbage from the server: warnings, no exception, nothing changes.
+    warnings_before = len(bob["warnings"])
+    await pages["bob"].evaluate("""(() => {
+      room._signaling.receive("not json {");
+      room._signaling.receive(JSON.stringify({ type: "noSuchMessage", x: 1 }));
+      room._signaling.receive(JSON.stringify({ type: "trackEnabled", participantSid: "PA0", trackSid: "MT0" }));
+      room._signaling.receive(JSON.stringify([1, 2]));
+      return true; })()""")
+    bob = await state("bob")
+    added = bob["warnings"][warnings_before:]
+    report.check("malformed, unknown and out-of-order frames: 4 warnings, the room still connected",
+                 len(added) == 4 and bob["state"] == "connected" and len(bob["participants"]) == 1, f"{added}")
+
+    # alice leaves: bob sees trackUnsubscribed and participantDisconnected.
+    await pages["alice"].evaluate("room.disconnect(), true")
+    bob = await wait_state("bob", lambda s: events(s, "participantDisconnected"), 15)
+    report.check("alice disconnects: bob gets trackUnsubscribed for each of her 3 tracks and participantDisconnected",
+                 len(events(bob, "trackUnsubscribed")) == 3 and ["alice"] in events(bob, "participantDisconnected")
+                 and bob["participants"] == [],
+                 f"unsubscribed {events(bob, 'trackUnsubscribed')}, disconnected {events(bob, 'participantDisconnected')}")
+    alice = await state("alice")
+    report.check("alice's room: one disconnected(room, null), state disconnected",
+                 alice["state"] == "disconnected" and events(alice, "disconnected") == [[joined_rooms["alice"], None]],
+                 f"{alice['state']}, {events(alice, 'disconnected')}")
+
+
+# -- the SDK's state machine against a scripted server (issue 17) ---------------
+# No vroom-server: a page at a local origin imports the SDK from the source
+# tree, and `connect`s to fake_signaling.py, which plays one script per token
+# (see there). The order of events, the protocol's error codes and names, a
+# resume after a drop, a missed reconnect window, redirects and a duplicate
+# identity, each checked from the events the app would see.
+
+SDK_UNIT_RUNNER = """(async () => {
+  const v = await import("/sdk/vroom.js");
+  const warnings = [];
+  v.logger.warn = (...args) => warnings.push(args.map((a) => (a && a.message) || String(a)).join(" "));
+  const EVENTS = ["participantConnected", "participantDisconnected", "participantReconnecting",
+    "participantReconnected", "reconnecting", "reconnected", "disconnected", "trackPublished", "trackUnpublished",
+    "trackEnabled", "trackDisabled", "trackInterrupted", "dominantSpeakerChanged", "networkQualityLevelChanged",
+    "messageReceived"];
+  const describe = (x) => x === null || x === undefined ? null
+    : x instanceof Error ? `${x.code} ${x.name}`
+    : (x.identity || x.trackSid || x.sid || (typeof x === "object" ? JSON.stringify(x.content || x) : String(x)));
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  async function until(log, event, ms) {
+    for (let waited = 0; waited < ms && !log.some((e) => e[0] === event); waited += 50) await sleep(50);
+  }
+  async function run(token, after) {
+    const log = [];
+    try {
+      const room = await v.connect(token, { signalingURL: %s + "/v1/signal", tracks: [] });
+      for (const event of EVENTS) room.on(event, (...args) => log.push([event, ...args.map(describe)]));
+      const extra = after ? await after(room, log) : {};
+      return Object.assign({ log, state: room.state, participants: [...room.participants.values()].map((p) => p.identity),
+        dominant: room.dominantSpeaker && room.dominantSpeaker.identity }, extra);
+    } catch (error) {
+      return { error: `${error.code} ${error.name}`, log };
+    }
+  }
+  const out = {};
+  out.ok = await run("ok", async (room, log) => {
+    const contents = [];
+    room.on("messageReceived", (message) => contents.push(message.content));
+    await until(log, "participantDisconnected", 3000);
+    const carol = [...room.participants.values()].find((p) => p.identity === "carol");
+    const camera = carol && [...carol.tracks.values()][0];
+    return { camera: camera && { enabled: camera.isTrackEnabled, interrupted: camera.isTrackInterrupted },
+      quality: carol && carol.networkQualityLevel, contents };
+  });
+  out.expired = await run("expired");
+  out.redirectOnce = await run("redirect-once", (room) => { room.disconnect(); return {}; });
+  out.redirectLoop = await run("redirect-loop");
+  out.drop = await run("drop", async (room, log) => { await until(log, "reconnected", 5000); return {}; });
+  out.move = await run("move", async (room, log) => { await until(log, "reconnected", 5000); return {}; });
+  out.late = await run("late", async (room, log) => { await until(log, "disconnected", 5000); return {}; });
+  out.duplicate = await run("duplicate", async (room, log) => { await until(log, "disconnected", 3000); return {}; });
+  out.requests = await run("requests", async (room) => {
+    try { await room.localParticipant.sendMessage({ hi: 1 }); return { sent: "resolved" }; }
+    catch (error) { return { sent: `${error.code} ${error.name}`, stateAfter: room.state }; }
+  });
+  out.warnings = warnings;
+  return out;
+})()"""
+
+
+async def scenario_sdk_unit(report, context):
+    from chromium import SharedChromium, DevTools, serve_page
+    from fake_signaling import FakeSignaling
+    import websockets
+
+    fake = FakeSignaling().start()
+    context.cleanup.append(lambda: asyncio.sleep(0, fake.stop()))
+    sdk = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Sources", "AdminAPI", "WebPages",
+                       "sdk", "vroom.js")
+    with open(sdk, "rb") as f:
+        page_server, base = serve_page({"/": (b"<!doctype html><title>sdk-unit</title>", "text/html; charset=utf-8"),
+                                        "/sdk/vroom.js": (f.read(), "text/javascript; charset=utf-8")})
+    context.cleanup.append(lambda: asyncio.to_thread(page_server.shutdown))
+    shared = SharedChromium(context.chromium, os.path.join(context.log_dir, "chromium-sdk-unit.log"))
+    await shared.start()
+    context.cleanup.append(shared.close)
+    socket_url, _ = await shared.open(base)
+    socket = await websockets.connect(socket_url, max_size=None)
+    context.cleanup.append(socket.close)
+    page = DevTools(socket)
+    # The new target starts at about:blank, whose readyState is already
+    # "complete": wait for this page's own document (its title) too.
+    await poll_value(lambda: page.evaluate("document.readyState === 'complete' && document.title"),
+                     lambda title: title == "sdk-unit", 10)
+    out = await page.evaluate(SDK_UNIT_RUNNER % json.dumps(fake.url))
+    events = lambda case: [entry[0] for entry in out[case]["log"]]
+
+    ok = out["ok"]
+    expected = ["participantConnected", "trackPublished", "trackDisabled", "trackInterrupted", "dominantSpeakerChanged",
+                "networkQualityLevelChanged", "messageReceived", "participantDisconnected"]
+    report.check("ok: the server's events reach the app in order, as twilio-video.js names them",
+                 events("ok") == expected, f"{events('ok')}")
+    report.check("ok: the room's state after them (carol only, dominant; her camera disabled for an interruption; "
+                 "quality 3; the message's JSON content parsed)",
+                 ok.get("participants") == ["carol"] and ok.get("dominant") == "carol"
+                 and ok.get("camera") == {"enabled": False, "interrupted": True} and ok.get("quality") == 3
+                 and ok.get("contents") == [{"hello": 1}],
+                 json.dumps({k: ok.get(k) for k in ("participants", "dominant", "camera", "quality", "contents")}))
+    report.check("expired: connect() rejects with 20104 AccessTokenExpiredError", out["expired"].get("error")
+                 == "20104 AccessTokenExpiredError", f"{out['expired']}")
+    joins = [(script, node2) for script, node2, _ in fake.joins]
+    report.check("redirect-once: the join follows the redirect to the other node and succeeds",
+                 out["redirectOnce"].get("state") == "disconnected" and "error" not in out["redirectOnce"]
+                 and joins.count(("redirect-once", False)) == 1 and joins.count(("redirect-once", True)) == 1,
+                 f"{out['redirectOnce']}, joins {joins}")
+    report.check("redirect-loop: after 3 redirects connect() rejects with 53000 (4 joins)",
+                 out["redirectLoop"].get("error") == "53000 SignalingConnectionError"
+                 and joins.count(("redirect-loop", False)) == 4, f"{out['redirectLoop']}, joins {joins}")
+    resumes = [message.get("resume") for script, _, message in fake.joins if script == "drop"]
+    report.check("drop: reconnecting, then reconnected; the resume carried the session token",
+                 events("drop") == ["reconnecting", "reconnected"] and out["drop"]["state"] == "connected"
+                 and resumes == [None, "session-1"], f"{out['drop']['log']}, resumes {resumes}")
+    moves = [(node2, message.get("resume")) for script, node2, message in fake.joins if script == "move"]
+    report.check("move: reconnect to another node gives reconnecting, then reconnected; the resume went to that node "
+                 "with the session token",
+                 events("move") == ["reconnecting", "reconnected"] and out["move"]["state"] == "connected"
+                 and moves == [(False, None), (True, "session-1")], f"{out['move']['log']}, joins {moves}")
+    late = out["late"]["log"]
+    report.check("late: reconnecting, then disconnected with 53001 (the refused resume's code)",
+                 events("late") == ["reconnecting", "disconnected"]
+                 and late[-1][2] == "53001 SignalingConnectionDisconnectedError", f"{late}")
+    duplicate = out["duplicate"]["log"]
+    report.check("duplicate: disconnected(room, 53205 ParticipantDuplicateIdentityError)",
+                 events("duplicate") == ["disconnected"] and duplicate[0][2] == "53205 ParticipantDuplicateIdentityError",
+                 f"{duplicate}")
+    report.check("requests: sendMessage rejects with the messageFailed code (429); the room stays connected",
+                 out["requests"].get("sent") == "429 VroomError" and out["requests"].get("stateAfter") == "connected",
+                 f"{out['requests']}")
+    report.check("no warning logged (every frame of the scripts is one the SDK knows)", out["warnings"] == [],
+                 f"{out['warnings']}")
+
+
+# -- the meeting page (issue 17) ------------------------------------------------
+# alice in headless Chromium and bob in headless Firefox ESR (WebDriver BiDi)
+# open /?name=...&room=...&autojoin=1 (the server runs with --dev: the
+# page gets its tokens from GET /dev/token): each page's tiles name both
+# participants and show the other's video; a muted microphone and a stopped
+# camera show in the other page's tile, and clear when turned back on.
+# Screenshots of both pages are kept in the log directory (meet-*.png).
+
+MEET_TILES = "window.meet && window.meet.room && window.meet.room.state === 'connected' ? window.meet.tiles() : null"
+
+
+class SDKParticipant:
+    """`vroom-join`: one Swift SDK participant in a room, its JSON lines
+    (what it received from whom, once a second) read as they come."""
+
+    def __init__(self, binary, server_url, token, tone, log_path):
+        import threading
+        self.log = open(log_path, "w")
+        self.process = subprocess.Popen([binary, "--url", server_url, "--duration", "600", "--tone", str(tone)],
+                                        env={**os.environ, "VROOM_TOKEN": token}, stdout=subprocess.PIPE,
+                                        stderr=self.log, text=True)
+        self.lines = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            try:
+                self.lines.append(json.loads(line))
+            except ValueError:
+                pass
+
+    def latest(self):
+        return self.lines[-1] if self.lines else {}
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+
+
+async def scenario_meet(report, context):
+    from chromium import SharedChromium, DevTools
+    from firefox_bidi import FirefoxPage
+    import base64
+    import websockets
+
+    room = "interop-meet"
+
+    def url(identity):
+        return f"{context.server.url}/?" + urllib.parse.urlencode({"name": identity, "room": room, "autojoin": "1"})
+
+    shared = SharedChromium(context.chromium, os.path.join(context.log_dir, "chromium-meet.log"))
+    await shared.start()
+    context.cleanup.append(shared.close)
+    socket_url, _ = await shared.open(url("alice"))
+    socket = await websockets.connect(socket_url, max_size=None)
+    context.cleanup.append(socket.close)
+    alice = DevTools(socket)
+    # A laptop's window, for the screenshot (headless Chromium's default is 800x600).
+    await alice.call("Emulation.setDeviceMetricsOverride", width=1280, height=800, deviceScaleFactor=1, mobile=False)
+    bob = FirefoxPage(context.firefox, url("bob"), context.server.url, os.path.join(context.log_dir, "firefox-meet.log"))
+    context.cleanup.append(bob.close)
+    await bob.start()
+    pages = {"alice": alice, "bob": bob}
+    browsers = {"alice": "Chromium", "bob": "Firefox"}
+    # The third participant is no browser: the Swift SDK (vroom-join), with
+    # a test-pattern camera and a tone, printing what it receives each second.
+    carol = SDKParticipant(find_binary("vroom-join"), context.server.url, make_token("carol", room), TONES[2],
+                           os.path.join(context.log_dir, "vroom-join-carol.log"))
+    context.cleanup.append(lambda: asyncio.to_thread(carol.stop))
+
+    async def tiles(identity):
+        try:
+            return await pages[identity].evaluate(MEET_TILES)
+        except RuntimeError:
+            return None
+
+    async def wait_tiles(identity, condition, timeout):
+        return await poll_value(lambda: tiles(identity), lambda ts: ts is not None and condition(ts), timeout) or []
+
+    def tile(current, name):
+        return next((t for t in current if t["name"].split(" (")[0] == name), None)
+
+    playing = lambda ts, names: all(tile(ts, n) and tile(ts, n)["videoWidth"] > 0 for n in names)
+    for identity, other in (("alice", "bob"), ("bob", "alice")):
+        current = await wait_tiles(identity, lambda ts: playing(ts, [other, "carol"]), 40)
+        errors = await pages[identity].evaluate("window.meet ? window.meet.errors : 'no page'")
+        report.check(f"{identity}'s page ({browsers[identity]}): a tile for each of the three participants, named; "
+                     f"{other}'s video ({browsers[other]}) and carol's (Swift SDK) playing",
+                     sorted(t["name"] for t in current) == sorted([f"{identity} (you)", other, "carol"])
+                     and playing(current, [other, "carol"]),
+                     f"tiles {[(t['name'], t['videoWidth']) for t in current]}; errors {errors}")
+    # Network quality is sent on change; a late joiner gets the others'
+    # current levels right after joined, so every tile has its bars.
+    for identity in pages:
+        current = await wait_tiles(identity, lambda ts: len(ts) == 3 and all(t["quality"] for t in ts), 15)
+        report.check(f"{identity}'s page: network-quality bars on every tile (the later joiner too)",
+                     len(current) == 3 and all(t["quality"] for t in current),
+                     f"{[(t['name'], t['quality']) for t in current]}")
+    # Each browser hears the other two: audio packets in its subscriber
+    # connection's getStats for each remote microphone, growing.
+    heard_by_page = """(async () => {
+      const out = {};
+      for (const p of meet.room.participants.values()) {
+        const publication = [...p.audioTracks.values()][0];
+        let packets = 0;
+        if (publication && publication.track && meet.room._subscriber) {
+          for (const s of (await meet.room._subscriber.getStats(publication.track.mediaStreamTrack)).values()) {
+            if (s.type === "inbound-rtp") packets += s.packetsReceived || 0;
+          }
+        }
+        out[p.identity] = packets;
+      }
+      return out;
+    })()"""
+    for identity in pages:
+        first = await pages[identity].evaluate(heard_by_page)
+        later = await poll_value(lambda: pages[identity].evaluate(heard_by_page),
+                                 lambda now: len(now) == 2 and all(now[k] >= first.get(k, 0) + 50 for k in now), 15)
+        report.check(f"{identity}'s page ({browsers[identity]}) hears both others: 50 more audio packets from each "
+                     f"(getStats)", len(later) == 2 and all(later[k] >= first.get(k, 0) + 50 for k in later),
+                     f"{first} -> {later}")
+
+    def got(who, kind):
+        return next((r for r in carol.latest().get("received", []) if r["identity"] == who and r["kind"] == kind), {})
+
+    heard = await wait_until(lambda: all(got(who, "video").get("framesDecoded", 0) >= 30
+                                         and got(who, "audio").get("framesDecoded", 0) >= 50 for who in ("alice", "bob")), 30)
+    report.check("carol (Swift SDK) decodes both browsers' video (30 frames or more) and audio (50 Opus frames or more)",
+                 heard, f"{[(who, got(who, 'video'), got(who, 'audio')) for who in ('alice', 'bob')]}")
+
+    for actor, viewer in (("bob", "alice"), ("alice", "bob")):
+        for button, field, shown in (("mic", "mic", "muted"), ("camera", "overlay", "camera off")):
+            await pages[actor].evaluate(f"(document.getElementById('{button}').click(), true)")
+            current = await wait_tiles(viewer, lambda ts: tile(ts, actor) and tile(ts, actor)[field] == shown, 10)
+            report.check(f"{actor}'s {button} off: {viewer}'s tile for {actor} shows '{shown}'",
+                         tile(current, actor) is not None and tile(current, actor)[field] == shown,
+                         f"{tile(current, actor)}")
+            own = await wait_tiles(actor, lambda ts: tile(ts, actor) and tile(ts, actor)[button] != "", 5)
+            report.check(f"{actor}'s own tile shows the {button} off",
+                         tile(own, actor) is not None and tile(own, actor)[button] != "", f"{tile(own, actor)}")
+            await pages[actor].evaluate(f"(document.getElementById('{button}').click(), true)")
+            current = await wait_tiles(viewer, lambda ts: tile(ts, actor) and tile(ts, actor)[field] == "", 10)
+            report.check(f"{actor}'s {button} on again: {viewer}'s tile for {actor} clears",
+                         tile(current, actor) is not None and tile(current, actor)[field] == "",
+                         f"{tile(current, actor)}")
+
+    # Device choice: alice picks her camera again (the list's onchange):
+    # the track restarts on it (a new capture in the same sender, as
+    # twilio-video.js's restart): same SID, and bob decodes the new frames.
+    camera_track = "(() => { const p = [...meet.room.localParticipant.videoTracks.values()][0]; " \
+                   "return p && [p.trackSid, p.track.mediaStreamTrack.id, p.track.mediaStreamTrack.readyState]; })()"
+    # Frames of alice's camera bob has decoded (getStats of his subscriber
+    # connection for her track's receiver).
+    decoded_from_alice = """(async () => {
+      const alice = [...meet.room.participants.values()].find((p) => p.identity === "alice");
+      const publication = alice && [...alice.videoTracks.values()][0];
+      if (!publication || !publication.track || !meet.room._subscriber) return 0;
+      let frames = 0;
+      for (const s of (await meet.room._subscriber.getStats(publication.track.mediaStreamTrack)).values()) {
+        if (s.type === "inbound-rtp") frames += s.framesDecoded || 0;
+      }
+      return frames;
+    })()"""
+    before = await alice.evaluate(camera_track)
+    switched = await alice.evaluate("(async () => { try { await meet.switchDevice('video', "
+                                    "document.getElementById('camera-device').value); return 'ok'; } "
+                                    "catch (e) { return String(e); } })()")
+    after = await alice.evaluate(camera_track)
+    decoded_before = await bob.evaluate(decoded_from_alice)
+    decoded_after = await poll_value(lambda: bob.evaluate(decoded_from_alice), lambda n: n >= decoded_before + 20, 15)
+    status = await alice.evaluate("document.getElementById('status').textContent")
+    report.check("alice switches camera (device choice): her camera is a new capture track, live, under the same "
+                 "SID; bob decodes 20 more of its frames; no error",
+                 switched == "ok" and before and after and after[0] == before[0] and after[1] != before[1]
+                 and after[2] == "live" and decoded_after >= decoded_before + 20 and status.startswith("In "),
+                 f"switch: {switched}; camera {before} -> {after}; bob decoded {decoded_before} -> {decoded_after} "
+                 f"of her frames; alice's status: {status}")
+
+    # The app's own way: unpublish the camera and publish a new capture
+    # under the same name at once (one offer: the server keeps the name's
+    # SID, on a new m-line); bob decodes the new track's frames.
+    decoded_before = await bob.evaluate(decoded_from_alice)
+    republished = await alice.evaluate("""(async () => {
+      const participant = meet.room.localParticipant;
+      const old = [...participant.videoTracks.values()][0].track;
+      const next = await createLocalVideoTrack({ width: 1280, height: 720, name: "camera" });
+      participant.unpublishTrack(old);
+      old.stop();
+      try { await participant.publishTrack(next); } catch (e) { return String(e); }
+      next.attach(document.querySelector(".tile[data-local='1'] video"));
+      return [...participant.videoTracks.values()].map((p) => p.trackSid);
+    })()""".replace("createLocalVideoTrack", "meet.sdk.createLocalVideoTrack"))
+    decoded_after = await poll_value(lambda: bob.evaluate(decoded_from_alice), lambda n: n >= decoded_before + 20, 15)
+    report.check("alice unpublishes her camera and publishes a new capture under its name in one go: bob decodes "
+                 "20 more frames of it",
+                 isinstance(republished, list) and len(republished) == 1 and decoded_after >= decoded_before + 20,
+                 f"alice's camera SIDs {republished}; bob decoded {decoded_before} -> {decoded_after}")
+
+    # alice's signaling socket dies: bob's tile for her says so, then clears.
+    overlays_before = len(await bob.evaluate("meet.overlays"))
+    await alice.evaluate("(meet.room._signaling.ws.close(), true)")
+    overlays = await poll_value(lambda: bob.evaluate("meet.overlays"),
+                                lambda seen: ["alice", "reconnecting..."] in seen[overlays_before:], 10)
+    report.check("alice's WebSocket closed: bob's tile for her shows 'reconnecting...' (participantReconnecting)",
+                 ["alice", "reconnecting..."] in overlays[overlays_before:], f"{overlays[overlays_before:]}")
+    current = await poll_value(lambda: tiles("bob"), lambda ts: ts and tile(ts, "alice") and tile(ts, "alice")["overlay"] == ""
+                               and tile(ts, "alice")["videoWidth"] > 0, 15) or []
+    status = await alice.evaluate("document.getElementById('status').textContent")
+    report.check("alice resumed: her status says she is in the room again, bob's tile for her clears, video playing",
+                 tile(current, "alice") is not None and tile(current, "alice")["overlay"] == "" and status.startswith("In "),
+                 f"{tile(current, 'alice')}; alice's status: {status}")
+
+    # alice shares her screen: bob's page shows it large.
+    await alice.evaluate("(document.getElementById('share').click(), true)")
+    shared_screen = await poll_value(
+        lambda: bob.evaluate("[...document.querySelectorAll('#presentation video')].map((v) => v.videoWidth)"),
+        lambda widths: bool(widths) and widths[0] > 0, 20)
+    status = await alice.evaluate("document.getElementById('status').textContent")
+    report.check("alice shares her screen (getDisplayMedia): bob's page shows it in the presentation area",
+                 bool(shared_screen) and shared_screen[0] > 0, f"presentation widths {shared_screen}; alice's status: {status}")
+
+    shots = {"alice": base64.b64decode((await alice.call("Page.captureScreenshot", format="png"))["data"]),
+             "bob": await bob.screenshot()}
+    # CI's artefacts: artifacts/ in the checkout (VROOM_ARTIFACTS elsewhere).
+    artifacts = os.environ.get("VROOM_ARTIFACTS") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "artifacts")
+    os.makedirs(artifacts, exist_ok=True)
+    for identity, data in shots.items():
+        path = os.path.abspath(os.path.join(artifacts, f"meet-{identity}-{browsers[identity].lower()}.png"))
+        with open(path, "wb") as f:
+            f.write(data)
+        print(f"    screenshot of {identity}'s page ({browsers[identity]}): {path}")
+    for identity in pages:
+        warnings = await pages[identity].evaluate("window.meet.warnings")
+        report.check(f"the SDK logged no warning on {identity}'s page ({browsers[identity]})", warnings == [],
+                     f"{warnings}")
+
+
 SCENARIOS = {
     "self": ("the tooling alone: aiortc to aiortc through vroom-impair (no server)", scenario_self),
     "shape": ("the htb bottleneck (scripts/shape.sh): 500 kbit/s, then 1000 kbit/s, within 20% (no server)",
@@ -2126,6 +3088,10 @@ SCENARIOS = {
     "b": ("disable/enable stops and resumes forwarding; unpublish leaves the next offer", scenario_b),
     "c": ("5% loss and 50 +/- 10 ms jitter through vroom-impair", scenario_c),
     "d": ("Chromium (demo page) and aiortc exchange media both ways", scenario_d),
+    "icetcp": ("UDP to the media ports dropped (nftables): two Chromium pages publish and decode each other "
+               "over ICE-TCP", scenario_icetcp),
+    "icetcp-loss": (f"the SDK over UDP, then over ICE-TCP, through one link losing {LOSS_PERCENT}% each way "
+                    "(nftables): media flows on both; latency and loss side by side", scenario_icetcp_loss),
     "nq-loss": ("10% loss on one of three participants: high-packet-loss for it only", scenario_quality_loss),
     "nq-rtt": ("500 ms added delay on one of two participants: high-rtt for it only", scenario_quality_rtt),
     "speaker": ("two speakers of different loudness: the dominantSpeaker sequence", scenario_speaker),
@@ -2138,12 +3104,21 @@ SCENARIOS = {
                   scenario_sim_plain),
     "failover": ("kill -9 of the node hosting two rooms: every aiortc participant resumes at the other node "
                  "with its SIDs, each subscriber decodes again within 10 s", scenario_failover),
-    "ipv6": ("a server and two aiortc clients on ::1 alone: join, media, every path IPv6", scenario_ipv6),
+    "ipv6": ("a server on ::1 alone with two aiortc clients and Chromium: join, media, every path IPv6", scenario_ipv6),
+    "wss": ("HTTPS and WSS with a self-signed certificate Chromium trusts by its key: two pages join over wss:// "
+            "and decode each other", scenario_wss),
     "drain": (f"SIGTERM to the node hosting a room: at --drain-timeout ({DRAIN_TIMEOUT} s) both aiortc "
               "participants get `reconnect`, resume at the other node with their SIDs, media flows, the node "
               "exits 0", scenario_drain),
     "turn": ("relay only through coturn (TURN REST API credentials from joined): Chromium and aiortc exchange "
              "media, every selected path a relay", scenario_turn),
+    "sdk-js": ("the JavaScript SDK in two Chromium pages: connect, see and decode each other, camera "
+               "disable/enable, a killed WebSocket resumes, garbage frames warn, disconnect", scenario_sdk_js),
+    "sdk-unit": ("the JavaScript SDK's state machine against a scripted signaling server (no vroom-server): "
+                 "event order, error codes, resume, redirect", scenario_sdk_unit),
+    "meet": ("the meeting page (/, on the SDK) in Chromium and Firefox with a Swift SDK client (vroom-join): "
+             "named tiles, video both ways, mic and camera state shown on the other side, reconnection, screen share",
+             scenario_meet),
     "bwe-3": ("downlink estimate: Chromium subscribers on 250 kbit/s, 800 kbit/s and unlimited links each get "
               "the layer their link carries", scenario_bwe_3),
     "bwe-cut": ("downlink estimate: a link cut to 250 kbit/s mid-call, then restored: down within 3 s, "
@@ -2161,11 +3136,11 @@ SIMULCAST_SCENARIOS = ["sim", "sim-switchoff", "sim-layers", "sim-plain"]
 BWE_SCENARIOS = ["bwe-3", "bwe-cut", "bwe-grid"]
 DEFAULT_SCENARIOS = [name for name in SCENARIOS if name not in BWE_SCENARIOS]
 # The tooling checks, run without a vroom-server.
-SERVERLESS_SCENARIOS = {"self", "shape"}
+SERVERLESS_SCENARIOS = {"self", "shape", "sdk-unit"}
 # Those that start a cluster of servers of their own (and its PostgreSQL).
 CLUSTER_SCENARIOS = {"failover", "drain"}
 # Those that start their one vroom-server themselves (with options of their own).
-OWN_SERVER_SCENARIOS = {"turn", "ipv6"}
+OWN_SERVER_SCENARIOS = {"turn", "ipv6", "wss"}
 
 
 class Context:
@@ -2173,6 +3148,7 @@ class Context:
         self.server_binary = args.server
         self.impair = args.impair
         self.chromium = args.chromium
+        self.firefox = args.firefox
         self.verbose = args.verbose
         self.log_dir = log_dir
         self.server = None
@@ -2229,6 +3205,7 @@ async def main():
     parser.add_argument("--server", help="the vroom-server binary (default .build/debug/vroom-server)")
     parser.add_argument("--impair", help="the vroom-impair binary (default .build/debug/vroom-impair)")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
+    parser.add_argument("--firefox", default=os.environ.get("FIREFOX", "firefox-esr"))
     parser.add_argument("--log-dir", help="where server and browser logs go (default: a temp folder)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every participant step")
     parser.add_argument("--signaling-only", action="store_true",

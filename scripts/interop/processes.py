@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -56,9 +57,15 @@ class VroomServer:
     media ports from /healthz. A cluster node is given its HTTP port
     (`http_port`): its `--node-url` must name it before it starts."""
 
-    def __init__(self, binary, extra_args=(), log_path=None, http_port=0):
+    def __init__(self, binary, extra_args=(), log_path=None, http_port=0, tls=None):
+        """`tls`: (certificate, key) PEM paths: HTTPS and WSS, the test
+        trusting that certificate."""
         self.binary = binary
         self.args = [binary, "--dev", "--http-port", str(http_port), "--rtc-port", "0", "--rtc-workers", "1", *os.environ.get("VROOM_SERVER_EXTRA", "").split(), *extra_args]
+        self.ssl_context = None
+        if tls:
+            self.args += ["--tls-cert", tls[0], "--tls-key", tls[1]]
+            self.ssl_context = ssl.create_default_context(cafile=tls[0])
         self.log_path = log_path
         self.process = None
         self.http_port = None
@@ -99,13 +106,13 @@ class VroomServer:
 
     @property
     def url(self):
-        return f"http://{self.http_host}:{self.http_port}"
+        return f"{'https' if self.ssl_context else 'http'}://{self.http_host}:{self.http_port}"
 
     def get(self, path, auth=True):
         request = urllib.request.Request(self.url + path)
         if auth:
             request.add_header("Authorization", "Basic ZGV2a2V5OmRldnNlY3JldA==")  # devkey:devsecret
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=5, context=self.ssl_context) as response:
             return response.status, response.read().decode()
 
     def get_json(self, path):
@@ -115,7 +122,7 @@ class VroomServer:
         """POST `fields` form-encoded with Basic auth (the REST API's shape); the reply's JSON."""
         request = urllib.request.Request(self.url + path, data=urllib.parse.urlencode(fields).encode(), method="POST")
         request.add_header("Authorization", "Basic ZGV2a2V5OmRldnNlY3JldA==")  # devkey:devsecret
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=5, context=self.ssl_context) as response:
             return json.loads(response.read().decode())
 
     def stop(self):

@@ -2,8 +2,8 @@
 # Runs the interop scenarios (scripts/interop/interop_test.py) against a real
 # vroom-server on loopback:
 #
-#   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: self shape a a2 a3 b c d nq-loss nq-rtt speaker
-#                                                          failover drain (default), sim sim-switchoff sim-layers
+#   scripts/interop/run.sh [scenario...] [--verbose]     scenarios: self shape a a2 a3 b c d icetcp icetcp-loss turn ipv6 nq-loss
+#                                                          nq-rtt speaker failover drain (default), sim sim-switchoff sim-layers
 #                                                          sim-plain (by name, or all four as `simulcast`),
 #                                                          bwe-3 bwe-cut bwe-grid (by name, or as `bwe`)
 #
@@ -22,6 +22,8 @@ server="${VROOM_SERVER:-.build/debug/vroom-server}"
 impair="${VROOM_IMPAIR:-.build/debug/vroom-impair}"
 [ -x "$server" ] || swift build --product vroom-server
 [ -x "$impair" ] || swift build --product vroom-impair
+# icetcp-loss drives the SDK through vroom-loadtest.
+[ -x .build/debug/vroom-loadtest ] || [ -x .build/release/vroom-loadtest ] || swift build --product vroom-loadtest
 
 run=("$python" scripts/interop/interop_test.py --server "$server" --impair "$impair" "$@")
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare --net true 2>/dev/null; then

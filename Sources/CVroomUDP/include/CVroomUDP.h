@@ -7,6 +7,9 @@
 
 #include <stdint.h>
 
+// ICE-TCP sockets and the workers' epoll set.
+#include "CVroomTCP.h"
+
 /// One datagram slot: the caller owns `data` (capacity bytes). On receive the
 /// C side fills length and the source; on send the caller fills length and
 /// the destination. Addresses: family 4 or 6, port in host order, address

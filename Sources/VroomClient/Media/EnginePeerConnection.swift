@@ -12,6 +12,12 @@ import Glibc
 /// client, SRTP) it feeds, and the timer that drives the transport.
 /// Decrypted RTP/RTCP goes to `onRTP`/`onRTCP` with the scratch buffer.
 ///
+/// ICE-TCP (RFC 6544, active side): when the transport checks the
+/// server's passive TCP candidate, packets to it go as RFC 4571 frames over
+/// one TCP connection, opened on the first write and again after it drops.
+/// With the `.automatic` policy a first connection starts on UDP and moves
+/// to TCP when no UDP check was answered within `tcpFallbackDelay`.
+///
 /// `@unchecked Sendable`: confined to `eventLoop` (every method asserts it;
 /// NIO calls the socket handler on that loop), so its state is never shared.
 final class EnginePeerConnection: @unchecked Sendable {
@@ -33,6 +39,26 @@ final class EnginePeerConnection: @unchecked Sendable {
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
     private let sendScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
     private var addresses: [STUNAddress: SocketAddress] = [:]
+    /// The server's candidates this connection may use.
+    private var paths = MediaPaths()
+    /// UDP went unanswered for this server: new transports check over TCP.
+    private var prefersTCP = false
+    private var fallback: Scheduled<Void>?
+    /// The ICE-TCP connection to `paths.tcp`, while open.
+    private var stream: (any Channel)?
+    /// When `stream` connected: one that drops within a second holds the
+    /// next attempt back 250 ms (a server that accepts and closes at once
+    /// is not hammered at round-trip speed).
+    private var streamOpenedAt = MediaTime(nanoseconds: 0)
+    /// The candidate a TCP connect is under way to (a stale one, to a
+    /// server since left, does not hold up a connect to the current one).
+    private var streamConnecting: STUNAddress?
+    private var streamUnsent: [[UInt8]] = []
+    /// No new TCP connection before this (1 s after a failed one).
+    private var nextStreamAttempt = MediaTime(nanoseconds: 0)
+    /// Frames dropped because the TCP connection's buffer was full (a
+    /// congested link: media is dropped, never queued without bound).
+    private(set) var droppedFrames = 0
 
     var onRTP: (UnsafeMutableRawBufferPointer, Int) -> Void = { _, _ in }
     var onRTCP: (UnsafeMutableRawBufferPointer, Int) -> Void = { _, _ in }
@@ -55,6 +81,12 @@ final class EnginePeerConnection: @unchecked Sendable {
 
     /// The socket's port once bound (tests send it stray datagrams).
     var localPort: Int? { channel?.localAddress?.port }
+
+    /// The UDP socket's channel (tests close it as NIO does on a send error).
+    var socketChannel: (any Channel)? { channel }
+
+    /// No new socket before this (at most one a second).
+    private var nextRebind = MediaTime(nanoseconds: 0)
 
     /// Binds the socket (asynchronously: datagrams queued until it is bound).
     func bind() {
@@ -80,24 +112,57 @@ final class EnginePeerConnection: @unchecked Sendable {
                     unsent = []
                     for (datagram, destination) in queued { write(datagram, to: destination) }
                 case .failure(let error):
+                    guard !isClosed else { return }
                     fail(code: 53405, message: "cannot bind a UDP socket on \(configuration.bindHost): \(error)")
                 }
             }
     }
 
+    /// NIO closes a datagram channel on any send error but EMSGSIZE and
+    /// EHOSTUNREACH: EPERM from a local firewall dropping one packet,
+    /// ENETUNREACH while the network changes. The connection is not lost
+    /// for that: bind a new socket (at most once a second) and send a
+    /// nominating check from it at once, so the server moves its path to
+    /// the new port (the check's USERNAME names this connection).
+    fileprivate func socketClosed(_ closed: any Channel) {
+        guard !isClosed, channel === closed else { return }
+        channel = nil
+        let now = EngineClock.now()
+        let delay = nextRebind > now ? Int64(nextRebind.nanoseconds(since: now)) : 0
+        nextRebind = now.adding(milliseconds: 1000)
+        eventLoop.scheduleTask(in: .nanoseconds(delay)) { [self] in
+            guard !isClosed, channel == nil else { return }
+            bind()
+            if let transport, transport.failure == nil, transport.selectedAddress != nil, transport.selectedAddress != paths.tcp {
+                transport.restartICE(local: transport.localICE, remote: transport.remote)
+                pump()
+            }
+        }
+    }
+
     /// Starts (or, with a new `localICE`, restarts) ICE and DTLS toward
-    /// `target`. A remote DTLS fingerprint other than the transport's is
+    /// `paths` (UDP first, as the policy allows). A remote DTLS
+    /// fingerprint other than the transport's is
     /// another server (the room moved to another node, PROTOCOL.md 8),
     /// which knows nothing of this transport: a new one starts, with a new
     /// DTLS handshake.
-    func start(localICE: ICECredentials, remote: RemoteTransportParameters, target: STUNAddress) throws(MediaEngineError) {
+    func start(localICE: ICECredentials, remote: RemoteTransportParameters, paths: MediaPaths) throws(MediaEngineError) {
         eventLoop.preconditionInEventLoop()
         if let transport, !transport.remote.isSameServer(as: remote) {
             transport.close()
-            // Its close_notify tells the old server this connection is done.
+            // Its close_notify tells the old server this connection is done
+            // (over the old paths: `paths` changes below).
             while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination) }
             self.transport = nil
+            // Another node: its network path may differ; UDP first again.
+            prefersTCP = false
         }
+        if paths.tcp != self.paths.tcp {
+            stream?.close(promise: nil)
+            stream = nil
+            streamUnsent = []
+        }
+        self.paths = paths
         if let transport, transport.failure == nil {
             if transport.localICE != localICE || transport.remote.ice != remote.ice {
                 transport.restartICE(local: localICE, remote: remote)
@@ -118,6 +183,20 @@ final class EnginePeerConnection: @unchecked Sendable {
             return
         }
         transport?.close()
+        guard let target = prefersTCP ? paths.tcp ?? paths.first : paths.first else {
+            throw MediaEngineError.remoteDescription("server description has no candidate to check")
+        }
+        try makeTransport(localICE: localICE, remote: remote, target: target)
+        if target == paths.udp, paths.tcp != nil, configuration.transportPolicy == .automatic {
+            scheduleFallback()
+        }
+        setState(.connecting)
+        pump()
+    }
+
+    private func makeTransport(localICE: ICECredentials, remote: RemoteTransportParameters, target: STUNAddress)
+        throws(MediaEngineError)
+    {
         do {
             transport = try PeerTransport(
                 certificate: certificate, localICE: localICE, remote: remote, dtlsRole: .client,
@@ -126,8 +205,28 @@ final class EnginePeerConnection: @unchecked Sendable {
         } catch {
             throw MediaEngineError(code: error.code, message: error.message)
         }
-        setState(.connecting)
-        pump()
+    }
+
+    /// `.automatic`: if no UDP check is answered in time, the network
+    /// drops UDP; a new transport checks the TCP candidate instead. No
+    /// DTLS has started (it waits for a nominated pair), so nothing is lost.
+    private func scheduleFallback() {
+        fallback?.cancel()
+        fallback = eventLoop.scheduleTask(in: TimeAmount(configuration.tcpFallbackDelay)) { [self] in
+            fallback = nil
+            guard !isClosed, let transport, transport.selectedAddress == nil, transport.failure == nil,
+                let tcp = paths.tcp
+            else { return }
+            transport.close()
+            do throws(MediaEngineError) {
+                try makeTransport(localICE: transport.localICE, remote: transport.remote, target: tcp)
+            } catch {
+                fail(code: error.code, message: error.message)
+                return
+            }
+            prefersTCP = true
+            pump()
+        }
     }
 
     /// A restart's first check goes out at once; on the subscriber
@@ -148,13 +247,22 @@ final class EnginePeerConnection: @unchecked Sendable {
     // MARK: Input
 
     fileprivate func receive(_ envelope: AddressedEnvelope<ByteBuffer>) {
-        guard let transport, !isClosed else { return }
-        let length = envelope.data.readableBytes
-        guard length > 0, length <= 2048, let source = Self.stunAddress(envelope.remoteAddress) else {
+        guard let source = Self.stunAddress(envelope.remoteAddress) else {
             droppedDatagrams += 1
             return
         }
-        envelope.data.withUnsafeReadableBytes { scratch.copyMemory(from: $0) }
+        receive(envelope.data, from: source)
+    }
+
+    /// A datagram, or a frame from the ICE-TCP connection (from `paths.tcp`).
+    fileprivate func receive(_ data: ByteBuffer, from source: STUNAddress) {
+        guard let transport, !isClosed else { return }
+        let length = data.readableBytes
+        guard length > 0, length <= 2048 else {
+            droppedDatagrams += 1
+            return
+        }
+        data.withUnsafeReadableBytes { scratch.copyMemory(from: $0) }
         switch transport.receive(scratch, length: length, from: source, now: EngineClock.now()) {
         case .rtp(let plain): onRTP(scratch, plain)
         case .rtcp(let plain): onRTCP(scratch, plain)
@@ -213,8 +321,14 @@ final class EnginePeerConnection: @unchecked Sendable {
 
     private func write(_ bytes: UnsafeRawBufferPointer, to destination: STUNAddress) {
         guard !isClosed else { return }
+        if let tcp = paths.tcp, destination == tcp {
+            writeFrame(bytes)
+            return
+        }
         guard let channel else {
-            unsent.append((Array(bytes), destination))
+            // Until the socket is bound (or bound again after NIO closed
+            // it): a few control packets, never a growing pile of media.
+            if unsent.count < 64 { unsent.append((Array(bytes), destination)) }
             return
         }
         guard let address = socketAddress(destination) else { return }
@@ -224,6 +338,87 @@ final class EnginePeerConnection: @unchecked Sendable {
 
     private func write(_ bytes: [UInt8], to destination: STUNAddress) {
         bytes.withUnsafeBytes { write($0, to: destination) }
+    }
+
+    // MARK: ICE-TCP
+
+    /// Sends `bytes` as one RFC 4571 frame; opens the connection first if
+    /// there is none (the frames wait, at most 64 of them).
+    private func writeFrame(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0, bytes.count <= RFC4571Framing.maximumPacketLength else { return }
+        guard let stream else {
+            if streamUnsent.count < 64 { streamUnsent.append(Array(bytes)) }
+            openStream()
+            return
+        }
+        guard stream.isWritable else {
+            droppedFrames += 1
+            return
+        }
+        var buffer = stream.allocator.buffer(capacity: RFC4571Framing.headerLength + bytes.count)
+        buffer.writeInteger(UInt16(bytes.count))
+        buffer.writeBytes(bytes)
+        stream.writeAndFlush(buffer, promise: nil)
+    }
+
+    private func openStream() {
+        let now = EngineClock.now()
+        guard let tcp = paths.tcp, streamConnecting != tcp, now >= nextStreamAttempt, let address = socketAddress(tcp) else {
+            return
+        }
+        streamConnecting = tcp
+        let handler = StreamHandler(connection: self, peer: tcp)
+        ClientBootstrap(group: eventLoop)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            // A congested link holds at most this much media; then frames drop.
+            .channelOption(.writeBufferWaterMark, value: .init(low: 32 << 10, high: 128 << 10))
+            .connectTimeout(.seconds(5))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(RFC4571FrameDecoder()), handler)
+                }
+            }
+            .connect(to: address)
+            .whenComplete { [self] result in
+                if streamConnecting == tcp { streamConnecting = nil }
+                guard !isClosed, paths.tcp == tcp else {
+                    // A connect to a server this connection has left: nothing
+                    // of it stays; frames queued for the current one go now.
+                    if case .success(let channel) = result { channel.close(promise: nil) }
+                    if !isClosed, stream == nil, !streamUnsent.isEmpty { openStream() }
+                    return
+                }
+                switch result {
+                case .success(let channel):
+                    stream = channel
+                    streamOpenedAt = EngineClock.now()
+                    let queued = streamUnsent
+                    streamUnsent = []
+                    for frame in queued { frame.withUnsafeBytes { writeFrame($0) } }
+                case .failure(let error):
+                    streamUnsent = []
+                    nextStreamAttempt = EngineClock.now().adding(milliseconds: 1000)
+                    if configuration.transportPolicy == .tcp, !isConnected {
+                        fail(code: 53405, message: "cannot connect to the server's ICE-TCP candidate \(tcp): \(error)")
+                    }
+                }
+            }
+    }
+
+    /// The ICE-TCP connection dropped. While media goes over it, open
+    /// another at once with a nominating check first, so the server moves
+    /// its path to the new connection now rather than at the next consent
+    /// check, seconds later (as `socketClosed` does for UDP). Otherwise the
+    /// next write opens it.
+    fileprivate func streamClosed(_ channel: any Channel) {
+        guard stream === channel else { return }
+        stream = nil
+        let now = EngineClock.now()
+        if now.nanoseconds(since: streamOpenedAt) < 1_000_000_000 { nextStreamAttempt = now.adding(milliseconds: 250) }
+        if !isClosed, let transport, transport.failure == nil, transport.selectedAddress == paths.tcp {
+            transport.restartICE(local: transport.localICE, remote: transport.remote)
+            pump()
+        }
     }
 
     // MARK: Timer
@@ -270,8 +465,12 @@ final class EnginePeerConnection: @unchecked Sendable {
         isClosed = true
         timer?.cancel()
         timer = nil
+        fallback?.cancel()
+        fallback = nil
         channel?.close(promise: nil)
         channel = nil
+        stream?.close(promise: nil)
+        stream = nil
     }
 
     // MARK: Addresses
@@ -334,7 +533,63 @@ private final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable 
         connection?.receive(unwrapInboundIn(data))
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        connection?.socketClosed(context.channel)
+        context.fireChannelInactive()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // ICMP port unreachable and the like: UDP goes on.
+        // ICMP port unreachable and the like: UDP goes on. (A send error NIO
+        // cannot recover from closes the channel: `socketClosed`.)
+    }
+}
+
+/// Hands the ICE-TCP connection's frames to its connection, on the event loop.
+private final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked Sendable: built before the channel exists and then only
+    // used by NIO on the connection's event loop.
+    typealias InboundIn = ByteBuffer
+    private weak var connection: EnginePeerConnection?
+    private let peer: STUNAddress
+
+    init(connection: EnginePeerConnection, peer: STUNAddress) {
+        self.connection = connection
+        self.peer = peer
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connection?.receive(unwrapInboundIn(data), from: peer)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection?.streamClosed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A bad frame length: the stream is out of step and cannot recover.
+        context.close(promise: nil)
+    }
+}
+
+/// Cuts a TCP byte stream into RFC 4571 frames.
+struct RFC4571FrameDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+
+    struct BadLength: Error {
+        var length: Int
+    }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        switch buffer.withUnsafeReadableBytes({ RFC4571Framing.next(in: $0) }) {
+        case .incomplete:
+            return .needMoreData
+        case .invalidLength(let length):
+            throw BadLength(length: length)
+        case .packet(let offset, let length):
+            buffer.moveReaderIndex(forwardBy: offset)
+            context.fireChannelRead(wrapInboundOut(buffer.readSlice(length: length)!))
+            return .continue
+        }
     }
 }

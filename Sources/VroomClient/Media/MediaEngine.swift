@@ -264,9 +264,9 @@ final class MediaEngine: @unchecked Sendable {
         if answer.setup == .active {
             throw MediaEngineError.remoteDescription("publish answer has a=setup:active; the server must be the DTLS server")
         }
-        let target = try answer.target(bindHost: configuration.bindHost, override: configuration.serverAddressOverride)
+        let paths = try answer.paths(configuration)
         publishAnswer = answer
-        try publisher.start(localICE: publisherICE, remote: answer.remote, target: target)
+        try publisher.start(localICE: publisherICE, remote: answer.remote, paths: paths)
     }
 
     // MARK: Publisher: media
@@ -467,7 +467,7 @@ final class MediaEngine: @unchecked Sendable {
             rtxStreams = [:]
             transportCC = TransportCCRecorder()
         }
-        let target = try offer.target(bindHost: configuration.bindHost, override: configuration.serverAddressOverride)
+        let paths = try offer.paths(configuration)
         subscribeOffer = offer
         // One ID for the whole BUNDLE transport (RFC 8843 9.1): any
         // m-line's, as long as one offers the feedback too.
@@ -493,7 +493,7 @@ final class MediaEngine: @unchecked Sendable {
             ice: subscriberICE, fingerprint: certificate.fingerprint, sessionID: sessionID, sessionVersion: subscriberVersion)
         subscriberVersion += 1
         let answer = writer.answer(to: offer).text
-        try subscriber.start(localICE: subscriberICE, remote: offer.remote, target: target)
+        try subscriber.start(localICE: subscriberICE, remote: offer.remote, paths: paths)
         return answer
     }
 
@@ -793,6 +793,7 @@ final class MediaEngine: @unchecked Sendable {
             publisherState: publisher.state, subscriberState: subscriber.state, localTracks: local,
             remoteTracks: remote, roundTripTime: roundTripTime,
             droppedDatagrams: droppedPackets + publisher.droppedDatagrams + subscriber.droppedDatagrams,
+            droppedOutgoingFrames: publisher.droppedFrames + subscriber.droppedFrames,
             transportFeedbackSent: transportFeedbackSent)
     }
 
@@ -800,6 +801,13 @@ final class MediaEngine: @unchecked Sendable {
     func localPort(of role: MediaConnectionRole) -> Int? {
         eventLoop.preconditionInEventLoop()
         return role == .publisher ? publisher.localPort : subscriber.localPort
+    }
+
+    /// The UDP socket's channel of a connection (tests close it, as NIO
+    /// does after a send error it cannot recover from).
+    func socketChannel(of role: MediaConnectionRole) -> (any Channel)? {
+        eventLoop.preconditionInEventLoop()
+        return role == .publisher ? publisher.socketChannel : subscriber.socketChannel
     }
 
     /// Closes both connections (DTLS close_notify, sockets) and stops the timers.

@@ -5,9 +5,14 @@ import WebRTC
 struct MediaEngineConfiguration: Sendable {
     /// The local address every PeerConnection's UDP socket binds (port 0).
     var bindHost = "127.0.0.1"
-    /// Send to this address instead of the server's SDP candidate: tests
-    /// route through a `UDPImpairmentRelay`.
+    /// Send to this address instead of the server's SDP candidate (its
+    /// UDP one; its TCP one under `.tcp`): tests route through relays.
     var serverAddressOverride: STUNAddress?
+    /// UDP, ICE-TCP, or UDP falling back to ICE-TCP.
+    var transportPolicy: MediaTransportPolicy = .automatic
+    /// With `.automatic`: a first connection with no UDP check answered
+    /// this long tries ICE-TCP.
+    var tcpFallbackDelay: Duration = .seconds(2)
     /// RFC 7675: no consent for this long fails the connection with 53405.
     var consentTimeout: Duration = .seconds(30)
     /// Interval between ICE checks until one succeeds (RFC 8445 Ta, 50 ms).

@@ -41,6 +41,8 @@ struct MediaEngineStatistics: Sendable {
     var roundTripTime: Duration?
     /// Datagrams dropped as malformed, unauthenticated, replayed or unknown.
     var droppedDatagrams: Int
+    /// ICE-TCP frames not sent: the TCP connection had 128 KiB waiting.
+    var droppedOutgoingFrames: Int = 0
     /// Transport-cc feedback packets sent on the subscriber connection.
     var transportFeedbackSent: Int = 0
 }

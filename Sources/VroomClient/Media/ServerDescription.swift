@@ -29,6 +29,8 @@ struct ServerDescription {
     var setup: SDPSetupRole?
     /// UDP host candidates (IPv4 and IPv6) of the tagged m-line.
     var candidates: [STUNAddress]
+    /// Passive ICE-TCP host candidates (RFC 6544) of the tagged m-line.
+    var tcpCandidates: [STUNAddress]
     var media: [Media]
 
     init(parsing text: String) throws(MediaEngineError) {
@@ -59,6 +61,12 @@ struct ServerDescription {
             guard candidate.isUDP, candidate.component == 1 else { return nil }
             return STUNAddress(text: candidate.address, port: candidate.port)
         }
+        tcpCandidates = tagged.candidates.compactMap { candidate in
+            guard candidate.transport.lowercased() == "tcp", candidate.component == 1,
+                candidate.extensions.contains(where: { $0.name == "tcptype" && $0.value == "passive" })
+            else { return nil }
+            return STUNAddress(text: candidate.address, port: candidate.port)
+        }
         media = sdp.media.map { description in
             let kind = TrackKind(description.kind)
             let name = kind == .video ? "VP8" : "opus"
@@ -87,12 +95,29 @@ struct ServerDescription {
         }
     }
 
-    /// The candidate to check: the override, else one on the bind host's
-    /// address, else the first the bound socket reaches (an IPv4 socket
-    /// IPv4 ones; an IPv6 one IPv6 ones, and IPv4 ones too when it is the
-    /// dual-stack `::`).
+    /// The UDP candidate to check: the override, else one on the bind
+    /// host's address, else the first the bound socket reaches (an IPv4
+    /// socket IPv4 ones; an IPv6 one IPv6 ones, and IPv4 ones too when it
+    /// is the dual-stack `::`).
     func target(bindHost: String, override: STUNAddress?) throws(MediaEngineError) -> STUNAddress {
         if let override { return override }
+        guard let first = Self.reachable(candidates, from: bindHost) else {
+            throw .remoteDescription("server description has no IPv\(Self.isIPv6(bindHost) ? 6 : 4) UDP candidate for a socket on \(bindHost)")
+        }
+        return first
+    }
+
+    /// The passive TCP candidate to connect to (ICE-TCP), chosen as the UDP
+    /// one is; nil when the server offers none the bind host reaches.
+    func tcpTarget(bindHost: String) -> STUNAddress? {
+        Self.reachable(tcpCandidates, from: bindHost)
+    }
+
+    private static func isIPv6(_ bindHost: String) -> Bool {
+        STUNAddress(text: bindHost, port: 0)?.family == .ipv6
+    }
+
+    private static func reachable(_ candidates: [STUNAddress], from bindHost: String) -> STUNAddress? {
         let bound = STUNAddress(text: bindHost, port: 0)
         if let bound, let same = candidates.first(where: { var host = $0; host.port = 0; return host == bound }) {
             return same
@@ -100,9 +125,6 @@ struct ServerDescription {
         let ipv6 = bound?.family == .ipv6
         let reachable = candidates.filter { ipv6 ? ($0.family == .ipv6 || bindHost == "::") : $0.family == .ipv4 }
         // A dual-stack socket tries IPv6 first (RFC 8421's preference).
-        guard let first = reachable.first(where: { $0.family == .ipv6 }) ?? reachable.first else {
-            throw .remoteDescription("server description has no IPv\(ipv6 ? 6 : 4) UDP candidate for a socket on \(bindHost)")
-        }
-        return first
+        return reachable.first(where: { $0.family == .ipv6 }) ?? reachable.first
     }
 }

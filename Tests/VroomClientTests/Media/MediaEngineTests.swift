@@ -199,6 +199,35 @@ extension ClientProcessTests {
         #expect(arrived)
     }
 
+    /// NIO closes a datagram channel on a send error it cannot recover
+    /// from (EPERM when a local firewall drops a packet: seen killing the
+    /// media of SDK clients at 2% loss made with nftables' output hook).
+    /// The engine binds a new socket, tells the server with a check, and
+    /// media goes on both ways.
+    @Test func aMediaSocketClosedUnderTheEngineIsReplacedAndMediaGoesOn() async throws {
+        let session = try await EngineSession.connected(seed: 507)
+        defer { Task { await session.stop() } }
+        _ = try await session.sendMedia(frames: 3, seed: 8)
+        let before = try await session.on(session.a) { $0.localPort(of: .publisher) }
+        let beforeB = try await session.on(session.b) { $0.localPort(of: .subscriber) }
+        let publisherSocket = try await session.on(session.a) { $0.socketChannel(of: .publisher) }
+        let subscriberSocket = try await session.on(session.b) { $0.socketChannel(of: .subscriber) }
+        try await publisherSocket?.close()
+        try await subscriberSocket?.close()
+        var rebound = false
+        for _ in 0..<250 where !rebound {
+            try await Task.sleep(for: .milliseconds(20))
+            let a = try await session.on(session.a) { $0.localPort(of: .publisher) }
+            let b = try await session.on(session.b) { $0.localPort(of: .subscriber) }
+            rebound = a != nil && a != before && b != nil && b != beforeB
+        }
+        #expect(rebound, "both connections bound new sockets")
+        let received = session.bLog.videoFrames.count
+        let sent = try await session.sendMedia(frames: 30, seed: 9)
+        let arrived = await waitUntil { session.bLog.videoFrames.count >= received + sent.video.count - 2 }
+        #expect(arrived, "\(session.bLog.videoFrames.count - received) of \(sent.video.count) frames after the new sockets")
+    }
+
     func ufrag(_ sdp: String) -> String? {
         sdp.split(separator: "\r\n").first { $0.hasPrefix("a=ice-ufrag:") }.map(String.init)
     }

@@ -1,5 +1,5 @@
 /// How one planned participant's join went, and whether it stayed.
-public struct JoinRecord: Sendable, Equatable {
+public struct JoinRecord: Sendable, Equatable, Codable {
     public var identity: String
     public var roomName: String
     public var role: LoadPlan.Role

@@ -3,7 +3,7 @@ import Codecs
 /// Who joins which room, in what order, doing what: decided up front from
 /// the configuration and seed, so a run can be repeated and tested.
 public struct LoadPlan: Sendable, Equatable {
-    public struct Room: Sendable, Equatable {
+    public struct Room: Sendable, Equatable, Codable {
         public var index: Int
         /// REST `UniqueName`.
         public var name: String
@@ -46,7 +46,7 @@ public struct LoadPlan: Sendable, Equatable {
     /// reused while its room is in progress: 53113).
     public init(configuration c: LoadTestConfiguration, runID: String) {
         rooms = (0..<c.rooms).map {
-            Room(index: $0, name: "\(c.roomPrefix)-\(runID)-\($0)", maxParticipants: c.participantsPerRoom)
+            Room(index: c.roomOffset + $0, name: "\(c.roomPrefix)-\(runID)-\(c.roomOffset + $0)", maxParticipants: c.participantsPerRoom)
         }
         var generator = SeededGenerator(seed: c.seed)
         var publishers: [Participant] = []

@@ -29,6 +29,8 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     public var impairPath: String?
     /// Where the participants' media sockets bind (`--media-bind-host`); nil: the SDK's default.
     public var mediaBindHost: String?
+    /// The SDK's media transport policy (`--media-transport`): automatic, udp or tcp.
+    public var mediaTransport = "automatic"
     public var duration: Double = 30
     public var ramp: Double = 5
     public var settle: Double = 2
@@ -38,6 +40,16 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
     public var serverPID: Int32?
     public var joinTimeout: Double = 20
     public var roomPrefix = "loadtest"
+    /// `--threads`; nil: `defaultThreads`.
+    public var threads: Int?
+    /// `--processes`: this run spread over that many processes.
+    public var processes = 1
+    /// `--room-offset`: the first room's index.
+    public var roomOffset = 0
+    /// `--emit-observations`: raw observations instead of a report.
+    public var emitObservations = false
+    /// `--merge`: observation files to report on instead of running.
+    public var mergeFiles: [String] = []
     public var json = false
     public var quiet = false
 
@@ -99,6 +111,7 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         c.downlinkKbps = o.downlinkKbps ?? c.downlinkKbps
         c.impairPath = o.impairPath
         c.mediaBindHost = o.mediaBindHost
+        c.mediaTransport = o.mediaTransport ?? c.mediaTransport
         c.duration = o.duration ?? c.duration
         c.ramp = o.ramp ?? c.ramp
         c.settle = o.settle ?? c.settle
@@ -108,6 +121,11 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         c.serverPID = o.serverPID
         c.joinTimeout = o.joinTimeout ?? c.joinTimeout
         c.roomPrefix = o.roomPrefix ?? c.roomPrefix
+        c.threads = o.threads ?? c.threads
+        c.processes = o.processes ?? c.processes
+        c.roomOffset = o.roomOffset ?? c.roomOffset
+        c.emitObservations = o.emitObservations
+        c.mergeFiles = o.mergeFiles
         c.json = o.json
         c.quiet = o.quiet
         try c.validate()
@@ -134,8 +152,19 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         if !(ramp > 0) { try fail("--ramp must be positive (joins per second)") }
         if !(settle >= 0) { try fail("--settle must not be negative") }
         if !(joinTimeout > 0) { try fail("--join-timeout must be positive") }
+        if let threads, !(1...1024).contains(threads) { try fail("--threads must be in 1...1024") }
+        if !(1...64).contains(processes) { try fail("--processes must be in 1...64") }
+        if processes > rooms { try fail("--processes (\(processes)) cannot exceed --rooms (\(rooms)): each process takes whole rooms") }
+        if processes > 1 && downlinkKbps != nil { try fail("--downlink-kbps runs in one process: not with --processes") }
+        if processes > 1 && (emitObservations || !mergeFiles.isEmpty) {
+            try fail("--processes spreads one run here: not with --emit-observations or --merge")
+        }
+        if roomOffset < 0 { try fail("--room-offset must not be negative") }
         if !(0...1).contains(maxLoss) { try fail("--max-loss is a fraction in 0...1 (got \(maxLoss))") }
         if !(1...60).contains(videoFrameRate) { try fail("--video-frame-rate must be in 1...60") }
+        if !Self.mediaTransports.contains(mediaTransport) {
+            try fail("--media-transport is one of \(Self.mediaTransports.joined(separator: ", ")) (got \(mediaTransport))")
+        }
         if let pid = serverPID, pid <= 0 { try fail("--server-pid must be a process id") }
         if audioOnly && (simulcast || render != nil) { try fail("--simulcast and --render need video: not with --audio-only") }
         if let after = renderChangeAfter {
@@ -163,10 +192,17 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         audioOnly ? 0 : render != nil || downlinkKbps != nil ? subscribers : min(decodeSample, subscribers)
     }
 
+    /// Event loop threads for `cores` cores without `--threads`: half of
+    /// them, at least 2 (a server on the same machine needs the rest).
+    public static func defaultThreads(cores: Int) -> Int { max(2, cores / 2) }
+
+    /// The SDK's `MediaTransportPolicy` names.
+    public static let mediaTransports = ["automatic", "udp", "tcp"]
+
     enum CodingKeys: String, CodingKey {
         case url, nodes, apiKey, scenario, rooms, publishers, subscribers, audioOnly, videoResolution, videoBitrate
         case videoFrameRate, duration, ramp, settle, seed, decodeSample, maxLoss, serverPID, joinTimeout, roomPrefix
-        case simulcast, render, renderChangeAfter, downlinkKbps, impairPath
+        case simulcast, render, renderChangeAfter, downlinkKbps, impairPath, mediaTransport, threads, processes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -188,6 +224,7 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         renderChangeAfter = try c.decodeIfPresent(Double.self, forKey: .renderChangeAfter)
         downlinkKbps = try c.decodeIfPresent(DownlinkGroups.self, forKey: .downlinkKbps)
         impairPath = try c.decodeIfPresent(String.self, forKey: .impairPath)
+        mediaTransport = try c.decodeIfPresent(String.self, forKey: .mediaTransport) ?? "automatic"
         duration = try c.decode(Double.self, forKey: .duration)
         ramp = try c.decode(Double.self, forKey: .ramp)
         settle = try c.decode(Double.self, forKey: .settle)
@@ -197,5 +234,7 @@ public struct LoadTestConfiguration: Sendable, Equatable, Codable {
         serverPID = try c.decodeIfPresent(Int32.self, forKey: .serverPID)
         joinTimeout = try c.decode(Double.self, forKey: .joinTimeout)
         roomPrefix = try c.decode(String.self, forKey: .roomPrefix)
+        threads = try c.decodeIfPresent(Int.self, forKey: .threads)
+        processes = try c.decodeIfPresent(Int.self, forKey: .processes) ?? 1
     }
 }

@@ -85,6 +85,24 @@ public struct LoadTestOptions: ParsableArguments, Sendable {
     @Option(help: "Local address the participants' media sockets bind to: 0.0.0.0 (default), ::1 or another IPv6 address for media over IPv6 (the server must announce one).")
     public var mediaBindHost: String?
 
+    @Option(help: "Media transport of every participant: automatic (UDP, then ICE-TCP when UDP goes unanswered), udp or tcp (ICE-TCP only). Default automatic.")
+    public var mediaTransport: String?
+
+    @Option(help: "Threads of the event loop group that carries every participant's signaling and media. Default: half the machine's cores, at least 2 (the rest are the server's when it runs here).")
+    public var threads: Int?
+
+    @Option(help: "Spread the run over N processes of this tool on this machine (each with its share of the rooms, joining at its share of --ramp), with one merged report. Default 1.")
+    public var processes: Int?
+
+    @Option(help: "Number this run's rooms from N (identities p0-rN...): runs merged with --merge need distinct ones. Default 0.")
+    public var roomOffset: Int?
+
+    @Flag(help: "Print the run's raw observations as JSON on stdout instead of a report, for --merge (and the processes of --processes).")
+    public var emitObservations = false
+
+    @Option(name: .customLong("merge"), help: "A file of --emit-observations output from a run elsewhere (repeat for each): print one report of them all, running nothing. The other flags describe the whole load (its --rooms is the total).")
+    public var mergeFiles: [String] = []
+
     @Option(help: "Prefix of the created rooms' unique names. Default loadtest.")
     public var roomPrefix: String?
 

@@ -55,8 +55,9 @@ extension LoadTestReport {
         }
         clients = Self.clientTotals(o.windowEnd)
         server = Self.server(o)
+        loadTester = o.tester.map(LoadTesterHealth.init)
         verdict = Self.verdict(
-            configuration: c, rooms: rooms, participants: participants, tracks: tracks)
+            configuration: c, rooms: rooms, participants: participants, tracks: tracks, tester: loadTester)
     }
 
     struct ReceiverKey: Hashable {
@@ -166,8 +167,13 @@ extension LoadTestReport {
 
     /// Fails on any room or join failure, any participant dropped during
     /// the run, a track whose receivers got nothing in the window, or a
-    /// track whose loss (over all its receivers) passes `maxLoss`.
-    static func verdict(configuration c: LoadTestConfiguration, rooms: Rooms, participants: Participants, tracks: [Track]) -> Verdict {
+    /// track whose loss (over all its receivers) passes `maxLoss`. When the
+    /// load tester itself was saturated such failures are inconclusive: they
+    /// may be its own starvation, which is never counted as the server's.
+    static func verdict(
+        configuration c: LoadTestConfiguration, rooms: Rooms, participants: Participants, tracks: [Track],
+        tester: LoadTesterHealth? = nil
+    ) -> Verdict {
         var reasons: [String] = []
         func codes(_ byCode: [String: Int]) -> String {
             byCode.sorted { $0.key < $1.key }.map { "\($0.key) x\($0.value)" }.joined(separator: ", ")
@@ -192,6 +198,12 @@ extension LoadTestReport {
         let expectedTracks = rooms.created * c.publishers * (c.audioOnly ? 1 : 2)
         if participants.failed == 0 && tracks.count < expectedTracks {
             reasons.append("\(tracks.count) published track(s) seen, \(expectedTracks) expected")
+        }
+        if let tester, tester.saturated, !reasons.isEmpty {
+            reasons.insert(
+                "inconclusive: the load tester itself was saturated (\(tester.reasons.joined(separator: "; "))); "
+                    + "run fewer participants per process, or more --threads", at: 0)
+            return Verdict(passed: false, reasons: reasons, inconclusive: true)
         }
         return Verdict(passed: reasons.isEmpty, reasons: reasons)
     }

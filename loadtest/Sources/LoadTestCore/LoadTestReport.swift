@@ -31,6 +31,9 @@ public struct LoadTestReport: Sendable, Equatable, Codable {
     public var downlink: [DownlinkReceiver]?
     /// With `--downlink-kbps`: the same per group.
     public var downlinkGroups: [DownlinkGroup]?
+    /// The load tester's own health: when it was saturated, its failures
+    /// are its own starvation's as much as the server's (`verdict.inconclusive`).
+    public var loadTester: LoadTesterHealth?
 
     /// One subscriber under `--downlink-kbps`.
     public struct DownlinkReceiver: Sendable, Equatable, Codable {
@@ -200,5 +203,8 @@ public struct LoadTestReport: Sendable, Equatable, Codable {
         public var passed: Bool
         /// Why it did not pass, one line each.
         public var reasons: [String]
+        /// It did not pass, and the load tester was saturated: the failures
+        /// say nothing sure about the server (exit status 3, not 1).
+        public var inconclusive = false
     }
 }

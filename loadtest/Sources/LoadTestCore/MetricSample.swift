@@ -1,6 +1,6 @@
 /// One sample line of the Prometheus text format: a metric name, its labels
 /// and a value, e.g. `vroom_packets_dropped_total{reason="replay"} 3`.
-public struct MetricSample: Sendable, Equatable {
+public struct MetricSample: Sendable, Equatable, Codable {
     public var name: String
     public var labels: [String: String]
     public var value: Double

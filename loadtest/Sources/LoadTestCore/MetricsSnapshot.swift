@@ -1,5 +1,5 @@
 /// Every sample of one `GET /metrics` scrape, with lookups by name and labels.
-public struct MetricsSnapshot: Sendable, Equatable {
+public struct MetricsSnapshot: Sendable, Equatable, Codable {
     public var samples: [MetricSample]
     /// Lines that were neither a comment, blank, nor a readable sample.
     public var malformedLines: Int

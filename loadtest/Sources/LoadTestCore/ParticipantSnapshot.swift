@@ -1,6 +1,6 @@
 /// One participant's media counters at one instant, copied out of the SDK's
 /// `RoomStatistics` so the report math needs no client, socket or clock.
-public struct ParticipantSnapshot: Sendable, Equatable {
+public struct ParticipantSnapshot: Sendable, Equatable, Codable {
     public var identity: String
     public var roomName: String
     public var role: LoadPlan.Role
@@ -35,7 +35,7 @@ public struct ParticipantSnapshot: Sendable, Equatable {
 
     /// A render size asked for one remote video track, and when: seconds
     /// on this participant's own clock (the same as `DecodedSize.seconds`).
-    public struct RenderRequest: Sendable, Equatable {
+    public struct RenderRequest: Sendable, Equatable, Codable {
         public var trackSid: String
         public var size: VideoResolution
         public var seconds: Double
@@ -49,7 +49,7 @@ public struct ParticipantSnapshot: Sendable, Equatable {
 
     /// The decoded frames of a track took this size (the layer forwarded)
     /// from `seconds` on (this participant's clock).
-    public struct DecodedSize: Sendable, Equatable {
+    public struct DecodedSize: Sendable, Equatable, Codable {
         public var size: VideoResolution
         public var seconds: Double
 
@@ -60,7 +60,7 @@ public struct ParticipantSnapshot: Sendable, Equatable {
     }
 
     /// A track this participant publishes.
-    public struct SentTrack: Sendable, Equatable {
+    public struct SentTrack: Sendable, Equatable, Codable {
         public var trackSid: String?
         public var name: String
         /// "audio" or "video".
@@ -90,7 +90,7 @@ public struct ParticipantSnapshot: Sendable, Equatable {
     }
 
     /// A track this participant receives; counters are cumulative since it was subscribed.
-    public struct ReceivedTrack: Sendable, Equatable {
+    public struct ReceivedTrack: Sendable, Equatable, Codable {
         public var trackSid: String
         public var kind: String
         public var packetsReceived: Int

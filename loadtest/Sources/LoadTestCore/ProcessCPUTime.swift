@@ -2,7 +2,7 @@ import Foundation
 
 /// A process's CPU time (user + system) from Linux's `/proc/<pid>/stat`,
 /// for the server's CPU seconds over a run (`--server-pid`).
-public struct ProcessCPUTime: Sendable, Equatable {
+public struct ProcessCPUTime: Sendable, Equatable, Codable {
     /// utime + stime, in clock ticks.
     public var ticks: UInt64
     /// Ticks per second (`sysconf(_SC_CLK_TCK)`, 100 on Linux).

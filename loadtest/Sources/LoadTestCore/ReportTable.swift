@@ -73,11 +73,18 @@ public enum ReportTable {
         server.add(["CPU per forwarded packet", r.server.cpuSecondsPerForwardedPacket.map { "\(number($0 * 1_000_000, 2)) µs" } ?? "-", ""])
         out += server.render(rightAligned: [1])
         if let error = r.server.metricsError { line("  /metrics: \(error)") }
+        if let tester = r.loadTester {
+            let lag = tester.eventLoopLagMilliseconds
+            line("Load tester: \(tester.eventLoopThreads) event loop thread(s) on \(tester.cores) core(s), "
+                + "CPU \(tester.cpuCores.map { number($0, 2) } ?? "-") cores, event-loop lag p50 / p99 / max "
+                + "\(lag.p50.map { number($0, 1) } ?? "-") / \(lag.p99.map { number($0, 1) } ?? "-") / \(lag.max.map { number($0, 1) } ?? "-") ms"
+                + (tester.saturated ? ": SATURATED (\(tester.reasons.joined(separator: "; ")))" : ""))
+        }
         line()
         if r.verdict.passed {
-            line("PASS")
+            line(r.loadTester?.saturated == true ? "PASS (the load tester was saturated: the figures are a floor)" : "PASS")
         } else {
-            line("FAIL")
+            line(r.verdict.inconclusive ? "INCONCLUSIVE" : "FAIL")
             for reason in r.verdict.reasons { line("  - \(reason)") }
         }
         return out

@@ -63,7 +63,7 @@ public struct RoomStatsSample: Sendable, Equatable, Decodable {
 }
 
 /// One subscriber's `/Stats` figures sampled through the window.
-public struct DownlinkSeries: Sendable, Equatable {
+public struct DownlinkSeries: Sendable, Equatable, Codable {
     /// The server's estimate at each sample where it had one, bit/s.
     public var estimates: [Double] = []
     /// The layer of its video tracks at each sample ("off" when switched off).

@@ -1,7 +1,9 @@
 import Foundation
 
-/// Everything a run observed, as plain values: the input of the report math.
-public struct RunObservations: Sendable {
+/// Everything a run observed, as plain values: the input of the report math,
+/// and what `--emit-observations` prints for `--merge` (the API secret is
+/// never encoded: see `LoadTestConfiguration`).
+public struct RunObservations: Sendable, Equatable, Codable {
     public var configuration: LoadTestConfiguration
     public var startedAt: Date
     public var rooms: [LoadPlan.Room]
@@ -30,6 +32,9 @@ public struct RunObservations: Sendable {
     /// CPU seconds its process used during the window (its
     /// `process_cpu_seconds_total` at the window's end minus its start).
     public var nodeCPUSeconds: [String: Double] = [:]
+    /// The load tester's own CPU and event-loop lag over the run (its
+    /// processes' together with `--processes`).
+    public var tester: LoadTesterHealth.Sample?
 
     public init(
         configuration: LoadTestConfiguration, startedAt: Date, rooms: [LoadPlan.Room], roomFailures: [String: String] = [:],

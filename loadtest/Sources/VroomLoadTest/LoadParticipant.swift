@@ -56,6 +56,7 @@ actor LoadParticipant {
         var options = ConnectOptions(token: token, roomName: plan.roomName)
         options.mediaServerAddressOverride = mediaServer
         if let host = c.mediaBindHost { options.mediaBindHost = host }
+        options.mediaTransport = MediaTransportPolicy(rawValue: c.mediaTransport) ?? .automatic
         options.eventLoopGroup = group
         options.delegateQueue = Self.delegateQueue
         options.decodesRemoteVideo = plan.decodesVideo

@@ -16,26 +16,38 @@ struct LoadRunner: Sendable {
     }
 
     func run() async throws -> LoadTestReport {
+        LoadTestReport(observations: try await observe())
+    }
+
+    /// `body` with an event loop group of `threads` threads and an HTTP
+    /// client on it, both shut down after, whatever `body` did.
+    static func withClient<T: Sendable>(
+        threads: Int, _ body: (MultiThreadedEventLoopGroup, HTTPClient) async throws -> T
+    ) async throws -> T {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let http = HTTPClient(eventLoopGroup: group)
+        let result: Result<T, any Error>
+        do { result = .success(try await body(group, http)) } catch { result = .failure(error) }
+        try? await http.shutdown()
+        try? await group.shutdownGracefully()
+        return try result.get()
+    }
+
+    /// The run, as plain observations (`--emit-observations` prints them).
+    func observe() async throws -> RunObservations {
         let c = configuration
         let baseURL = Self.trimmed(c.url)
         guard let url = URL(string: baseURL) else { throw SetupFailure(description: "bad --url \(c.url)") }
-        // Two threads carry every participant's signaling and media (and the
-        // REST calls): the machine's other cores belong to the server.
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let http = HTTPClient(eventLoopGroup: group)
-        do {
-            let report = try await run(url: url, baseURL: baseURL, group: group, http: http)
-            try? await http.shutdown()
-            try? await group.shutdownGracefully()
-            return report
-        } catch {
-            try? await http.shutdown()
-            try? await group.shutdownGracefully()
-            throw error
+        // These threads carry every participant's signaling and media (and
+        // the REST calls): by default half the cores; the rest are the
+        // server's when it runs on this machine.
+        let threads = c.threads ?? LoadTestConfiguration.defaultThreads(cores: System.coreCount)
+        return try await Self.withClient(threads: threads) { group, http in
+            try await run(url: url, baseURL: baseURL, group: group, http: http)
         }
     }
 
-    private func run(url: URL, baseURL: String, group: MultiThreadedEventLoopGroup, http: HTTPClient) async throws -> LoadTestReport {
+    private func run(url: URL, baseURL: String, group: MultiThreadedEventLoopGroup, http: HTTPClient) async throws -> RunObservations {
         let c = configuration
         let startedAt = Date()
         let clock = ContinuousClock()
@@ -78,6 +90,12 @@ struct LoadRunner: Sendable {
         // 2b. --downlink-kbps: a relay of its own for each shaped subscriber.
         let sampler = StatsSampler(http: http, baseURL: baseURL, apiKey: c.apiKey, apiSecret: c.apiSecret)
         let relays = try await Self.startRelays(plan: plan, configuration: c, url: url, sampler: sampler)
+
+        // The load tester's own health from the first join to the window's end.
+        let lagProbe = EventLoopLagProbe(group: group)
+        lagProbe.start()
+        let ownCPUBefore = ProcessCPUTime.read(pid: getpid())
+        let rampStart = clock.now
 
         // 3. Ramp: one join every 1/ramp s, each waiting for its outcome in its own task.
         let issuer = AccessTokenIssuer(apiKey: c.apiKey, apiSecret: c.apiSecret)
@@ -141,6 +159,12 @@ struct LoadRunner: Sendable {
         sampling?.cancel()
         let downlinkSeries = await sampling?.value ?? [:]
         let windowSeconds = Self.seconds(clock.now - windowOpened)
+        let lags = lagProbe.stop()
+        let ownCPUAfter = ProcessCPUTime.read(pid: getpid())
+        let tester = LoadTesterHealth.Sample(
+            host: ProcessInfo.processInfo.hostName, eventLoopThreads: lagProbe.loopCount, cores: System.coreCount,
+            cpuSeconds: ownCPUBefore.flatMap { before in ownCPUAfter.map { $0.seconds - before.seconds } },
+            seconds: Self.seconds(clock.now - rampStart), lagMilliseconds: lags)
 
         // 5. The server's counts and CPU after.
         var metricsAfter: MetricsSnapshot?
@@ -172,10 +196,11 @@ struct LoadRunner: Sendable {
             metricsBefore: metricsBefore, metricsAfter: metricsAfter, metricsError: metricsError,
             scrapeSeconds: scrapeSeconds, cpuBefore: cpuBefore, cpuAfter: cpuAfter,
             downlinkSeries: downlinkSeries, relayQueueDrops: relayQueueDrops)
+        observations.tester = tester
         for (node, end) in nodeCPUAtEnd {
             if let start = nodeCPUAtStart[node], end >= start { observations.nodeCPUSeconds[node] = end - start }
         }
-        return LoadTestReport(observations: observations)
+        return observations
     }
 
     /// A base URL without its trailing slash.

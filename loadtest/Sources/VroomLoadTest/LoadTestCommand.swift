@@ -14,7 +14,8 @@ struct LoadTestCommand: AsyncParsableCommand {
             Creates --rooms rooms through the REST API, joins --publishers and --subscribers per \
             room at --ramp joins per second, measures for --duration seconds and prints a report \
             (a table, or JSON with --json). Exits 1 when a room or join failed, a participant \
-            dropped, a track's loss passed --max-loss, or a track reached no receiver.
+            dropped, a track's loss passed --max-loss, or a track reached no receiver; 3 when such \
+            failures came while the load tester itself was saturated (they are inconclusive).
             See loadtest/README.md for what each number means.
             """)
 
@@ -59,13 +60,32 @@ struct LoadTestCommand: AsyncParsableCommand {
             throw ValidationError(invalid.reason)
         }
 
-        let report: LoadTestReport
+        let observations: RunObservations
         do {
-            report = try await LoadRunner(configuration: configuration).run()
+            if !configuration.mergeFiles.isEmpty {
+                let shares = try configuration.mergeFiles.map { path in
+                    try RunObservations.decoder().decode(
+                        RunObservations.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+                }
+                var whole = configuration
+                whole.rooms = shares.reduce(0) { $0 + $1.rooms.count }
+                observations = try RunObservations.merged(shares, configuration: whole)
+            } else if configuration.processes > 1 {
+                observations = try await SpreadRunner(
+                    configuration: configuration, arguments: Array(CommandLine.arguments.dropFirst())
+                ).observe()
+            } else {
+                observations = try await LoadRunner(configuration: configuration).observe()
+            }
         } catch {
             FileHandle.standardError.write(Data("vroom-loadtest: \(error)\n".utf8))
             throw ExitCode(2)
         }
+        if configuration.emitObservations {
+            FileHandle.standardOutput.write(try RunObservations.encoder().encode(observations) + Data("\n".utf8))
+            return
+        }
+        let report = LoadTestReport(observations: observations)
 
         let table = ReportTable.render(report)
         if configuration.json {
@@ -76,6 +96,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(table.utf8))
         }
+        if report.verdict.inconclusive { throw ExitCode(3) }
         if !report.verdict.passed { throw ExitCode(1) }
     }
 }

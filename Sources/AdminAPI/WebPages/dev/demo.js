@@ -540,14 +540,18 @@ async function summary() {
     (s.kind === "video" ? out.outboundVideo : out.outboundAudio).push(entry);
   }
   // The selected ICE path of each connection: the local candidate's type
-  // (host, relay...) and protocol.
+  // (host, relay...) and protocol, and the server's address it goes to.
   out.paths = {};
   for (const [role, pc] of [["pub", vroom.pcPub], ["sub", vroom.pcSub]]) {
     const stats = await collect(pc);
     const transport = stats.find((s) => s.type === "transport" && s.selectedCandidatePairId);
     const pair = transport && stats.find((s) => s.id === transport.selectedCandidatePairId);
     const local = pair && stats.find((s) => s.id === pair.localCandidateId);
-    if (local) out.paths[role] = { candidateType: local.candidateType, protocol: local.protocol };
+    const remote = pair && stats.find((s) => s.id === pair.remoteCandidateId);
+    if (local) {
+      out.paths[role] = { candidateType: local.candidateType, protocol: local.protocol,
+        remoteAddress: remote ? remote.address || remote.ip || null : null };
+    }
   }
   return out;
 }

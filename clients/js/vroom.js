@@ -1,0 +1,1 @@
+../../Sources/AdminAPI/WebPages/sdk/vroom.js
