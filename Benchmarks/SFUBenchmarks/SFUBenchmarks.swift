@@ -1,13 +1,15 @@
 // Forwarding budgets (DESIGN.md, "The packet path"): ns and mallocs per
 // forwarded packet.
 // - "SFU VP8 forward": the production Router alone: receiveRTP -> Receiver
-//   -> each DownTrack's munger -> header written into a preallocated slot.
+//   -> each DownTrack's munger -> header (and rewritten VP8 descriptor)
+//   written into a preallocated slot; the payload is not touched (the
+//   worker's SRTP reads it from the ingress slot).
 // - "SFU worker path VP8 forward": the media worker's whole path, the one
 //   it runs in production (ForwardingPath, checked by ForwardingPathTests):
 //   the publisher's SRTP written into the receive ring, MediaWorkerRooms'
 //   demux and SRTP unprotect, the Router, ConnectionSink's SRTP protect of
-//   each copy in place (OpenSSL EVP, the profile DTLS agreed with the
-//   subscribers), and EgressQueue's sendmmsg on a real UDP socket to real
+//   each copy (OpenSSL EVP, the profile DTLS agreed with the subscribers;
+//   the payload encrypted from the ingress slot into the egress slot), and EgressQueue's sendmmsg on a real UDP socket to real
 //   subscriber sockets on loopback. Only recvmmsg and the epoll wait are
 //   not in it. Its time includes the publisher side's SRTP protect of each
 //   ingress packet (one per packet against N for the copies).
@@ -50,6 +52,12 @@ struct RingSink: PacketSink {
         packets &+= 1
         bytes &+= length
     }
+
+    /// The payload would be encrypted across by the worker: not touched here.
+    mutating func commit(transport: TransportID, length: Int, appending tail: UnsafeRawBufferPointer) {
+        packets &+= 1
+        bytes &+= length &+ tail.count
+    }
 }
 
 /// A Chrome-like VP8 packet: the worker-path benchmark's (`ForwardingPath`).
@@ -88,6 +96,8 @@ final class Scenario<Sink: PacketSink> {
         }
         packet = makePacket(sequence: sequence, pictureID: pictureID, keyframe: true, ssrc: ssrc)
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
+        // The NACK history takes its buffers as it fills: all of them now.
+        router.buffers.reserve(Router.historyCapacity)
         _ = router.tick(now: now, into: &self.sink)
         push()  // the keyframe: every DownTrack starts
         packet = makePacket(sequence: sequence, pictureID: pictureID, keyframe: false, ssrc: ssrc)

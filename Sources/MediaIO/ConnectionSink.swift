@@ -3,7 +3,8 @@ import SFU
 import WebRTC
 
 /// The `PacketSink` the routers write into: the worker's egress queue. Each
-/// packet is written in place into a queue slot, SRTP-protected in place,
+/// packet is written into a queue slot and SRTP-protected there (a
+/// forwarded packet's payload encrypted straight in from its ingress slot),
 /// and queued for `sendmmsg` to the connection's selected address (or, on
 /// an ICE-TCP path, framed into its stream's write buffer).
 struct ConnectionSink: PacketSink {
@@ -33,17 +34,27 @@ struct ConnectionSink: PacketSink {
     }
 
     mutating func commit(transport: TransportID, length: Int, kind: EgressKind) {
-        guard let (slot, connection) = reserved, connection.id == transport,
-            let destination = connection.transport.selectedAddress
-        else { return }
+        guard let (slot, connection) = reserved, connection.id == transport else { return }
         reserved = nil
-        let protected: Int?
         switch kind {
-        case .rtp: protected = connection.transport.protectRTP(slot, length: length)
-        case .rtcp: protected = connection.transport.protectRTCP(slot, length: length)
+        case .rtp: queue(connection.transport.protectRTP(slot, length: length), on: connection)
+        case .rtcp: queue(connection.transport.protectRTCP(slot, length: length), on: connection)
         }
-        // A refused protect is counted by the transport.
-        guard let protected else { return }
+    }
+
+    /// Protects out of place: the header in the slot, the payload's tail
+    /// encrypted from the ingress slot straight after it.
+    mutating func commit(transport: TransportID, length: Int, appending tail: UnsafeRawBufferPointer) {
+        guard let (slot, connection) = reserved, connection.id == transport else { return }
+        reserved = nil
+        queue(connection.transport.protectRTP(slot, length: length, appending: tail), on: connection)
+    }
+
+    /// Queues the reserved slot's `protected` bytes for the connection's
+    /// selected address (a refused protect, nil, is counted by the transport).
+    @inline(__always)
+    private func queue(_ protected: Int?, on connection: MediaConnection) {
+        guard let protected, let destination = connection.transport.selectedAddress else { return }
         if connection.selectedOverTCP {
             egress.commitFrame(length: protected, to: destination)
         } else {

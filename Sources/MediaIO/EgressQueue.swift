@@ -2,7 +2,8 @@ import CVroomUDP
 import Packets
 
 /// Datagrams waiting for the worker's next `sendmmsg`: slots are written in
-/// place (the one copy forwarding needs, then SRTP protect in place) and sent
+/// place (a forwarded packet's header, then SRTP encrypts its payload from
+/// the ingress slot straight after it: the one pass over it) and sent
 /// as one batch per receive batch or timer run. A full queue is flushed, not
 /// grown, so memory stays fixed.
 ///

@@ -27,11 +27,17 @@ protocol MediaWorkerHandler: AnyObject, SendableMetatype {
     /// Jobs ran (connections added, restarted, removed): any timer may have
     /// moved, so the next `fireTimers` looks at all of them.
     func jobsRan()
+
+    /// The worker's receive ring: by default slots of its own; the rooms'
+    /// ring takes its routers' pool buffers, so that NACK histories keep
+    /// received packets without copying them.
+    func makeIngressRing(capacity: Int) -> DatagramRing
 }
 
 extension MediaWorkerHandler {
     func attach(tcp: TCPStreamTable) {}
     func jobsRan() {}
+    func makeIngressRing(capacity: Int) -> DatagramRing { DatagramRing(capacity: capacity) }
 }
 
 /// One media worker: one UDP socket, one thread (PROTOCOL.md section 1).
@@ -131,7 +137,7 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
         let handler = makeHandler()
         // 32 per batch: CPU cache-sized, and enough that one wakeup drains a
         // burst from 30 publishers.
-        let ingress = DatagramRing(capacity: 32)
+        let ingress = handler.makeIngressRing(capacity: 32)
         let poll = vroom_poll_create()
         var tcp: TCPStreamTable?
         if poll >= 0 {

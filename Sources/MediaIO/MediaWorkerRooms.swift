@@ -32,6 +32,9 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
     let logger: Logger
     let qualityConfiguration: NetworkQualityMonitor.Configuration
     let speakerConfiguration: DominantSpeakerConfiguration
+    /// The buffers of the receive ring and of every router's NACK histories
+    /// (`PacketBufferPool`).
+    let buffers = PacketBufferPool()
 
     package init(
         events: @escaping @Sendable (MediaEvent) -> Void, logger: Logger,
@@ -50,7 +53,7 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
     /// monotonic clock to wall-clock NTP time for sender reports.
     package func router(for room: RoomHandle) -> Router {
         if let router = routers[room] { return router }
-        let router = Router(ntpAtZero: NTPClock.ntpAtMonotonicZero())
+        let router = Router(ntpAtZero: NTPClock.ntpAtMonotonicZero(), buffers: buffers)
         routers[room] = router
         routerDeadlines[room] = MediaClock.now()
         return router
@@ -107,6 +110,10 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
 
     // MARK: - The packet path
 
+    package func makeIngressRing(capacity: Int) -> DatagramRing {
+        DatagramRing(capacity: capacity, buffers: buffers)
+    }
+
     package func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime? {
         var sink = ConnectionSink(connections: table, egress: egress)
         var sooner: MediaTime?
@@ -128,7 +135,11 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
                     table.counters.unexpected &+= 1
                     break
                 }
-                router.receiveRTP(buffer, length: plain, from: connection.id, now: now, into: &sink)
+                // The router may keep the slot's buffer (NACK history) and
+                // give the slot another.
+                var slot = buffer
+                router.receiveRTP(slot: &slot, length: plain, from: connection.id, now: now, into: &sink)
+                if slot.baseAddress != buffer.baseAddress { ring.replace(index, with: slot) }
                 // A pacer held a copy back: the router's tick sends it.
                 tickWanted(by: router, in: connection.room, sooner: &sooner)
             case .rtcp(let plain):

@@ -135,6 +135,25 @@ public final class DownTrack {
         _ source: RTPPacketView, payloadOffset: Int, parameters: ForwardParameters, asRTX: Bool,
         transportSequence: UInt16, into slot: UnsafeMutableRawBufferPointer
     ) -> Int? {
+        guard let head = writeHead(
+            source, payloadOffset: payloadOffset, parameters: parameters, asRTX: asRTX,
+            transportSequence: transportSequence, into: slot)
+        else { return nil }
+        UnsafeMutableRawBufferPointer(rebasing: slot[head.length..<(head.length &+ head.tail.count)])
+            .copyMemory(from: head.tail)
+        return head.length &+ head.tail.count
+    }
+
+    /// As `write`, without copying the payload: writes the header, and the
+    /// payload's first bytes when they change (a VP8 descriptor with a
+    /// rewritten picture ID or TL0PICIDX), into `slot`; returns their length
+    /// and the rest of the packet, `tail`, still in `source`, which belongs
+    /// right after them. `slot` has room for the tail (checked): the sink
+    /// encrypts it straight across, the payload's only pass.
+    func writeHead(
+        _ source: RTPPacketView, payloadOffset: Int, parameters: ForwardParameters, asRTX: Bool,
+        transportSequence: UInt16, into slot: UnsafeMutableRawBufferPointer
+    ) -> (length: Int, tail: UnsafeRawBufferPointer)? {
         let body = UnsafeRawBufferPointer(rebasing: source.bytes[payloadOffset...])
         guard slot.count >= 16 &+ body.count else { return nil }
         let rtx = asRTX && rtxSSRC != nil
@@ -151,19 +170,20 @@ public final class DownTrack {
             offset &+= 2
         }
         guard offset &+ body.count <= slot.count else { return nil }
-        let payloadStart = offset
-        UnsafeMutableRawBufferPointer(rebasing: slot[offset..<(offset &+ body.count)]).copyMemory(from: body)
-        offset &+= body.count
-        if parameters.pictureID != nil || parameters.tl0PicIdx != nil {
-            let payload = UnsafeMutableRawBufferPointer(
-                rebasing: slot[payloadStart..<(offset &- source.paddingLength)])
-            // The descriptor was validated when the packet came in; the copy
-            // has the same bytes at the same offsets.
-            try? VP8PayloadDescriptor.rewrite(
-                payload, pictureID: parameters.pictureID, tl0PicIdx: parameters.tl0PicIdx)
+        var copied = 0
+        if parameters.pictureID != nil || parameters.tl0PicIdx != nil,
+            let descriptor = try? VP8PayloadDescriptor(
+                validating: UnsafeRawBufferPointer(rebasing: body[..<(body.count &- source.paddingLength)]))
+        {
+            // Only the descriptor is copied, to be rewritten; it was
+            // validated when the packet came in.
+            copied = descriptor.length
+            let head = UnsafeMutableRawBufferPointer(rebasing: slot[offset..<(offset &+ copied)])
+            head.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[..<copied]))
+            try? descriptor.rewrite(in: head, pictureID: parameters.pictureID, tl0PicIdx: parameters.tl0PicIdx)
         }
         if rtx { rtxSequence &+= 1 }
-        return offset
+        return (offset &+ copied, UnsafeRawBufferPointer(rebasing: body[copied...]))
     }
 
     /// Writes the header extensions after a 12-byte header already in

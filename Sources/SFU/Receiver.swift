@@ -96,7 +96,7 @@ public final class Receiver {
     init(
         track: TrackID, publisher: TransportID, kind: MediaKind, mid: String, payloadType: UInt8,
         rtxPayloadType: UInt8?, primarySSRC: SSRC?, rtxSSRC: SSRC?, clockRate: UInt32, layer: Int = 0,
-        rid: String? = nil, declaredSize: (width: Int, height: Int)? = nil
+        rid: String? = nil, declaredSize: (width: Int, height: Int)? = nil, buffers: PacketBufferPool
     ) {
         self.layer = layer
         self.rid = rid
@@ -113,7 +113,7 @@ public final class Receiver {
         self.rtxSSRC = rtxSSRC
         self.clockRate = clockRate
         self.reception = ReceptionStatistics(clockRate: clockRate)
-        self.history = kind == .video ? PacketHistory() : nil
+        self.history = kind == .video ? PacketHistory(pool: buffers) : nil
     }
 
     /// The publisher's stream restarted under a new SSRC: new numbering,
@@ -140,9 +140,12 @@ public final class Receiver {
     /// Places one packet (a media packet, or an RTX packet whose original
     /// sequence number is `sequenceNumber` and whose payload starts at
     /// `payloadOffset`), updates statistics and history, and says whether it
-    /// goes on to the DownTracks.
+    /// goes on to the DownTracks. With `slot` (the pool buffer `packet` lies
+    /// at the start of), the history keeps that buffer itself and puts
+    /// another in `slot`; `packet` stays valid.
     func receive(
-        _ packet: RTPPacketView, payloadOffset: Int, sequenceNumber: UInt16, retransmitted: Bool, now: MediaTime
+        _ packet: RTPPacketView, payloadOffset: Int, sequenceNumber: UInt16, retransmitted: Bool, now: MediaTime,
+        slot: UnsafeMutablePointer<UnsafeMutableRawBufferPointer>? = nil
     ) -> Outcome {
         let extended = unwrapper.extended(sequenceNumber)
         let placement = window.place(extended)
@@ -211,7 +214,15 @@ public final class Receiver {
         }
         stats.packets &+= 1
         stats.bytes &+= UInt64(packet.bytes.count)
-        history?.store(packet.bytes, payloadOffset: payloadOffset, sequence: sequence)
+        if let history {
+            if let slot, let buffer = slot.pointee.baseAddress {
+                let replacement = history.keep(
+                    buffer, length: packet.bytes.count, payloadOffset: payloadOffset, sequence: sequence)
+                slot.pointee = UnsafeMutableRawBufferPointer(start: replacement, count: slot.pointee.count)
+            } else {
+                history.store(packet.bytes, payloadOffset: payloadOffset, sequence: sequence)
+            }
+        }
         return .forward(input)
     }
 

@@ -5,10 +5,37 @@ extension Router {
     /// removed in place): routed to its receiver, and a rewritten copy
     /// written into `sink` for each DownTrack that forwards it. Anything
     /// wrong with it is dropped and counted, never thrown. Allocates nothing
-    /// once the packet's SSRC is known.
+    /// once the packet's SSRC is known. A video packet is copied into the
+    /// track's NACK history.
     public func receiveRTP(
         _ packet: UnsafeMutableRawBufferPointer, length: Int, from publisher: TransportID, now: MediaTime,
         into sink: inout some PacketSink
+    ) {
+        receiveRTP(packet, length: length, from: publisher, now: now, into: &sink, slot: nil)
+    }
+
+    /// As `receiveRTP`, for a packet at the start of `slot`, an ingress
+    /// ring slot whose buffer is one of `buffers` (`bufferSize` bytes): a
+    /// video packet is kept in the NACK history without a copy, the history
+    /// taking the buffer itself and putting another of the pool's in `slot`
+    /// (the ring receives into that one next).
+    public func receiveRTP(
+        slot: inout UnsafeMutableRawBufferPointer, length: Int, from publisher: TransportID, now: MediaTime,
+        into sink: inout some PacketSink
+    ) {
+        let packet = slot
+        guard slot.count == buffers.bufferSize else {
+            return receiveRTP(packet, length: length, from: publisher, now: now, into: &sink, slot: nil)
+        }
+        withUnsafeMutablePointer(to: &slot) {
+            receiveRTP(packet, length: length, from: publisher, now: now, into: &sink, slot: $0)
+        }
+    }
+
+    @inline(__always)
+    private func receiveRTP(
+        _ packet: UnsafeMutableRawBufferPointer, length: Int, from publisher: TransportID, now: MediaTime,
+        into sink: inout some PacketSink, slot: UnsafeMutablePointer<UnsafeMutableRawBufferPointer>?
     ) {
         guard length >= 0, length <= packet.count,
             let view = try? RTPPacketView(validating: UnsafeRawBufferPointer(rebasing: packet[0..<length]))
@@ -57,7 +84,8 @@ extension Router {
         }
         counters.packetsReceived[receiver.kind] &+= 1
         switch receiver.receive(
-            view, payloadOffset: payloadOffset, sequenceNumber: sequenceNumber, retransmitted: route.isRTX, now: now)
+            view, payloadOffset: payloadOffset, sequenceNumber: sequenceNumber, retransmitted: route.isRTX, now: now,
+            slot: slot)
         {
         case .drop(let reason):
             counters.drop(reason)
@@ -200,8 +228,9 @@ extension Router {
         }
     }
 
-    /// Writes one copy into a slot of the subscriber's connection and
-    /// commits it; the length, or nil when dropped (no slot, too large).
+    /// Writes one copy's header into a slot of the subscriber's connection
+    /// and commits it with the payload left where it is (the sink encrypts
+    /// it across); the length, or nil when dropped (no slot, too large).
     func send(
         _ view: RTPPacketView, payloadOffset: Int, parameters: ForwardParameters, asRTX: Bool,
         downTrack: DownTrack, now: MediaTime, into sink: inout some PacketSink
@@ -218,17 +247,18 @@ extension Router {
             return nil
         }
         let session = downTrack.session
-        guard let length = downTrack.write(
+        guard let head = downTrack.writeHead(
             view, payloadOffset: payloadOffset, parameters: parameters, asRTX: asRTX,
             transportSequence: session.sendHistory.nextWireSequence, into: slot)
         else {
             counters.drop(.tooLarge)
             return nil
         }
+        let length = head.length &+ head.tail.count
         // Feedback maps back to this (send time, size) by the number.
         if session.transportCCExtensionID != nil { session.sendHistory.record(size: length, at: now) }
         session.estimator.onPacketSent(size: length, at: now)
-        sink.commit(transport: transport, length: length, kind: .rtp)
+        sink.commit(transport: transport, length: head.length, appending: head.tail)
         return length
     }
 }

@@ -50,14 +50,23 @@ public final class Router {
     public internal(set) var tickWanted: MediaTime?
     /// Copies the subscribers' pacers hold back (`Router+Pacing`).
     let heldPackets = HeldPacketPool()
+    /// Packets each video track keeps to answer NACKs (`PacketHistory`):
+    /// as many `buffers` as a track takes once it has sent that many.
+    public static let historyCapacity = 512
+    /// Where the video tracks' NACK histories take their buffers: the
+    /// worker's pool, shared with its ingress ring (`receiveRTP(slot:...)`).
+    public let buffers: PacketBufferPool
 
     struct Route {
         let receiver: Receiver
         let isRTX: Bool
     }
 
-    public init(ntpAtZero: UInt64 = 0) {
+    /// - Parameter buffers: the worker's pool, shared by its routers and its
+    ///   ingress ring; by default the router's own.
+    public init(ntpAtZero: UInt64 = 0, buffers: PacketBufferPool = PacketBufferPool()) {
         self.ntpAtZero = ntpAtZero
+        self.buffers = buffers
     }
 
     @inline(__always)
@@ -134,7 +143,7 @@ public final class Router {
             let receiver = Receiver(
                 track: track, publisher: publisher, kind: kind, mid: mid, payloadType: payloadType,
                 rtxPayloadType: rtxPayloadType, primarySSRC: primary, rtxSSRC: rtx, clockRate: clockRate,
-                layer: index, rid: layer?.rid, declaredSize: size)
+                layer: index, rid: layer?.rid, declaredSize: size, buffers: buffers)
             receiver.isForwarding = enabled
             session.receivers.append(receiver)
             if let primary { routes[Self.key(publisher, primary)] = Route(receiver: receiver, isRTX: false) }

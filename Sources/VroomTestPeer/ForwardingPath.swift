@@ -9,7 +9,8 @@ import MediaIO
 
 /// A media worker's forwarding path, driven on the caller's thread: the
 /// production `MediaWorkerRooms` (demux, SRTP unprotect, the room's
-/// `Router` and its DownTracks, `ConnectionSink`'s SRTP protect in place)
+/// `Router` and its DownTracks, `ConnectionSink`'s SRTP protect from the
+/// ingress slot into the egress slot)
 /// and `EgressQueue`'s `sendmmsg` on a real UDP socket, with one publisher
 /// and `subscribers` subscribers that are `TestPeer`s on real sockets,
 /// connected by real ICE and DTLS. What `MediaWorker`'s thread adds is only
@@ -33,7 +34,7 @@ public final class ForwardingPath {
     let socket: UDPSocket
     let rooms: MediaWorkerRooms
     let egress: EgressQueue
-    let ingress = DatagramRing(capacity: 32)
+    let ingress: DatagramRing
     let router: Router
     /// A VP8 delta-frame packet, rewritten in the ring slot per ingress packet.
     let template: [UInt8]
@@ -53,6 +54,7 @@ public final class ForwardingPath {
         let room = RoomHandle(rawValue: 1)
         let serverAddress = STUNAddress(ipv4: 127, 0, 0, 1, port: socket.localPort)
         (self.socket, self.rooms, self.egress) = (socket, rooms, egress)
+        ingress = rooms.makeIngressRing(capacity: 32)
 
         func connection(_ id: TransportID, role: MediaEvent.Connection, index: Int) throws -> TestPeer {
             let peer = try TestPeer(ice: ICECredentials(ufrag: "c\(index)u", password: "client-password-\(index)-0123456789"))
@@ -116,6 +118,9 @@ public final class ForwardingPath {
         egress.flush()
         template = Self.vp8Packet(sequence: 0, pictureID: 100, keyframe: false, ssrc: Self.ssrc)
         let keyframe = Self.vp8Packet(sequence: 0, pictureID: 100, keyframe: true, ssrc: Self.ssrc)
+        // The NACK history takes the worker's buffers as it fills: all now,
+        // as a worker that has run a while has them.
+        router.buffers.reserve(Router.historyCapacity)
         forward(keyframe)  // every DownTrack starts
         for peer in subscribers { _ = peer.drainSocket() }
     }

@@ -216,6 +216,25 @@ public final class PeerTransport {
         return protected
     }
 
+    /// As `protectRTP`, for a packet whose first `length` bytes are in
+    /// `buffer` and whose rest is `tail`, encrypted straight from there
+    /// (`SRTPContext.protectRTP(_:length:appending:)`).
+    @inline(__always)
+    public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, appending tail: UnsafeRawBufferPointer)
+        -> Int?
+    {
+        guard let srtp, failure == nil, !isClosed else {
+            counters.droppedNotConnected &+= 1
+            return nil
+        }
+        guard let protected = srtp.protectRTP(buffer, length: length, appending: tail) else {
+            counters.protectFailures &+= 1
+            return nil
+        }
+        counters.rtpProtected &+= 1
+        return protected
+    }
+
     /// As `protectRTP` for a compound RTCP packet.
     @inline(__always)
     public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {

@@ -13,12 +13,13 @@ protocol SRTPCipher: AnyObject {
     /// SRTCP packet: after the tag for AES-GCM, before it for AES-CM.
     var rtcpIndexOffsetFromEnd: Int { get }
 
-    /// Encrypts `payloadLength` bytes from `payload` into `packet +
-    /// headerLength` (`payload` may be that same address: in place) and
-    /// authenticates `packet[0..<headerLength]` with them; the tag follows.
+    /// Encrypts the payload into `packet + headerLength`: first the
+    /// `inPlaceLength` bytes already there, then `payloadLength` bytes from
+    /// `payload` (which may be where they go: in place); authenticates
+    /// `packet[0..<headerLength]` with them, and the tag follows.
     func sealRTP(
-        packet: UnsafeMutableRawPointer, headerLength: Int, payload: UnsafeRawPointer, payloadLength: Int,
-        ssrc: UInt32, index: UInt64
+        packet: UnsafeMutableRawPointer, headerLength: Int, inPlaceLength: Int, payload: UnsafeRawPointer,
+        payloadLength: Int, ssrc: UInt32, index: UInt64
     ) -> Bool
 
     /// Verifies the tag of `packet[0..<length]` (tag included) and decrypts

@@ -75,13 +75,16 @@ final class SRTPCipherAESCM: SRTPCipher {
     private var suffix: UnsafeMutableRawPointer { UnsafeMutableRawPointer(scratch + 68) }
 
     /// Runs the keystream of (`salt`, `ssrc`, `index`) over `length` bytes
-    /// from `input` into `output` (which may be the same).
+    /// from `input` into `output` (which may be the same), and on over
+    /// `secondLength` bytes from `second` into `secondOutput` (counter mode
+    /// streams: the split does not change the output).
     @inline(__always)
     private func crypt(
         _ context: OpaquePointer, salt: Int, ssrc: UInt32, index: UInt64,
-        input: UnsafeRawPointer, output: UnsafeMutableRawPointer, length: Int
+        input: UnsafeRawPointer, output: UnsafeMutableRawPointer, length: Int,
+        then second: UnsafeRawPointer? = nil, into secondOutput: UnsafeMutableRawPointer? = nil, length secondLength: Int = 0
     ) -> Bool {
-        guard length > 0 else { return true }
+        guard length > 0 || secondLength > 0 else { return true }
         let iv = UnsafeMutableRawPointer(self.iv)
         iv.copyMemory(from: scratch + salt, byteCount: 14)
         iv.storeBytes(of: 0, toByteOffset: 14, as: UInt16.self)
@@ -90,9 +93,14 @@ final class SRTPCipherAESCM: SRTPCipher {
         iv.xorBigEndian(UInt32(truncatingIfNeeded: index), at: 10)
         var written: Int32 = 0
         return EVP_EncryptInit_ex(context, nil, nil, nil, self.iv) == 1
-            && EVP_EncryptUpdate(
-                context, output.assumingMemoryBound(to: UInt8.self), &written,
-                input.assumingMemoryBound(to: UInt8.self), Int32(length)) == 1
+            && (length == 0
+                || EVP_EncryptUpdate(
+                    context, output.assumingMemoryBound(to: UInt8.self), &written,
+                    input.assumingMemoryBound(to: UInt8.self), Int32(length)) == 1)
+            && (secondLength == 0
+                || EVP_EncryptUpdate(
+                    context, secondOutput?.assumingMemoryBound(to: UInt8.self), &written,
+                    second?.assumingMemoryBound(to: UInt8.self), Int32(secondLength)) == 1)
     }
 
     /// HMAC-SHA1 of `data[0..<length]` || the 4 bytes in `suffix` into `mac`.
@@ -102,14 +110,15 @@ final class SRTPCipherAESCM: SRTPCipher {
     }
 
     func sealRTP(
-        packet: UnsafeMutableRawPointer, headerLength: Int, payload: UnsafeRawPointer, payloadLength: Int,
-        ssrc: UInt32, index: UInt64
+        packet: UnsafeMutableRawPointer, headerLength: Int, inPlaceLength: Int, payload: UnsafeRawPointer,
+        payloadLength: Int, ssrc: UInt32, index: UInt64
     ) -> Bool {
-        guard crypt(rtp, salt: 0, ssrc: ssrc, index: index, input: payload, output: packet + headerLength,
-                    length: payloadLength)
+        let start = packet + headerLength
+        guard crypt(rtp, salt: 0, ssrc: ssrc, index: index, input: start, output: start, length: inPlaceLength,
+                    then: payload, into: start + inPlaceLength, length: payloadLength)
         else { return false }
         suffix.storeBigEndian(UInt32(truncatingIfNeeded: index >> 16), at: 0)
-        let length = headerLength + payloadLength
+        let length = headerLength + inPlaceLength + payloadLength
         guard authenticate(0, packet, length: length) else { return false }
         (packet + length).copyMemory(from: mac, byteCount: 10)
         return true

@@ -106,6 +106,19 @@ final class SRTPCipherAESGCM: SRTPCipher {
         return true
     }
 
+    /// Encrypts `length` more bytes of the packet begun by `run` (GCM streams:
+    /// any split of the payload gives the same ciphertext and tag).
+    @inline(__always)
+    private func update(_ context: OpaquePointer, input: UnsafeRawPointer, output: UnsafeMutableRawPointer, length: Int)
+        -> Bool
+    {
+        var written: Int32 = 0
+        return length == 0
+            || EVP_EncryptUpdate(
+                context, output.assumingMemoryBound(to: UInt8.self), &written,
+                input.assumingMemoryBound(to: UInt8.self), Int32(length)) == 1
+    }
+
     /// Finishes an encryption and writes the tag at `tag`.
     @inline(__always)
     private func finishSeal(_ context: OpaquePointer, tag: UnsafeMutableRawPointer) -> Bool {
@@ -125,13 +138,14 @@ final class SRTPCipherAESGCM: SRTPCipher {
     }
 
     func sealRTP(
-        packet: UnsafeMutableRawPointer, headerLength: Int, payload: UnsafeRawPointer, payloadLength: Int,
-        ssrc: UInt32, index: UInt64
+        packet: UnsafeMutableRawPointer, headerLength: Int, inPlaceLength: Int, payload: UnsafeRawPointer,
+        payloadLength: Int, ssrc: UInt32, index: UInt64
     ) -> Bool {
         setIV(salt: 0, ssrc: ssrc, counter: index)
-        return run(rtp, aad: packet, aadLength: headerLength, aad2: nil, input: payload,
-                   output: packet + headerLength, length: payloadLength)
-            && finishSeal(rtp, tag: packet + headerLength + payloadLength)
+        let start = packet + headerLength
+        return run(rtp, aad: packet, aadLength: headerLength, aad2: nil, input: start, output: start, length: inPlaceLength)
+            && update(rtp, input: payload, output: start + inPlaceLength, length: payloadLength)
+            && finishSeal(rtp, tag: start + inPlaceLength + payloadLength)
     }
 
     func openRTP(packet: UnsafeMutableRawPointer, headerLength: Int, length: Int, ssrc: UInt32, index: UInt64) -> Bool {

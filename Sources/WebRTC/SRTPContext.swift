@@ -24,9 +24,11 @@ public enum SRTPUnprotectResult: Sendable, Hashable {
 /// fixed tables (`SRTPStreamTable`): protecting or unprotecting a packet
 /// allocates nothing.
 ///
-/// Every call works in place on the caller's buffer, which must have
+/// Every call works on the caller's buffer, which must have
 /// `maximumTrailerLength` spare bytes after the packet (the tag and the
-/// SRTCP index need at most 20 of them).
+/// SRTCP index need at most 20 of them): in place, or, to forward, with the
+/// payload's tail encrypted straight in from the packet it came from
+/// (`protectRTP(_:length:appending:)`).
 ///
 /// Sending: each SSRC's index comes from its sequence number and the highest
 /// sent (so a NACK retransmission of an old sequence number gets its
@@ -106,44 +108,45 @@ public final class SRTPContext {
         guard let base = buffer.baseAddress, length > 0, length <= Int(Int32.max) - SRTPContext.maximumTrailerLength,
             buffer.count - length >= SRTPContext.maximumTrailerLength
         else { return nil }
-        return seal(from: UnsafeRawPointer(base), length: length, into: base)
+        return seal(base, written: length, tail: UnsafeRawPointer(base + length), tailLength: 0)
     }
 
-    /// Protects the RTP packet `source[0..<length]` into `destination`
-    /// (header copied, payload encrypted straight across: one pass over the
-    /// payload), leaving the source unchanged. `destination` needs `length`
-    /// plus the tag (16 bytes at most); the two must not overlap. Returns the
-    /// SRTP length in `destination`.
-    public func protectRTP(from source: UnsafeRawBufferPointer, length: Int, into destination: UnsafeMutableRawBufferPointer)
+    /// Protects the RTP packet made of `buffer[0..<length]` (its header, at
+    /// least, and maybe the start of its payload) followed by `tail`: the
+    /// tail is encrypted straight from where it is into `buffer` after
+    /// `length` (one pass over it, no copy first), and `tail` is left
+    /// unchanged. `buffer` needs room for the whole packet plus
+    /// `maximumTrailerLength`, and must not overlap `tail`. Returns the SRTP
+    /// length in `buffer`.
+    public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, appending tail: UnsafeRawBufferPointer)
         -> Int?
     {
-        guard let sender, let from = source.baseAddress, let to = destination.baseAddress, length > 0,
-            length <= source.count, length <= Int(Int32.max) - SRTPContext.maximumTrailerLength,
-            destination.count >= length + sender.tagLength
+        guard let base = buffer.baseAddress, length > 0, tail.count <= Int(Int32.max),
+            length <= Int(Int32.max) - SRTPContext.maximumTrailerLength - tail.count,
+            buffer.count - length - tail.count >= SRTPContext.maximumTrailerLength
         else { return nil }
-        return seal(from: from, length: length, into: to)
+        return seal(base, written: length, tail: tail.baseAddress ?? UnsafeRawPointer(base + length), tailLength: tail.count)
     }
 
-    /// The one protect path: `source` is `destination` in place.
+    /// The one protect path: the packet's first `written` bytes (the whole
+    /// header among them) are in `packet`, the rest at `tail`.
     @inline(__always)
-    private func seal(from source: UnsafeRawPointer, length: Int, into destination: UnsafeMutableRawPointer) -> Int? {
-        guard let sender, let headerLength = SRTPContext.rtpHeaderLength(source, length: length) else { return nil }
-        let ssrc: UInt32 = source.loadBigEndian(at: 8)
-        let sequence: UInt16 = source.loadBigEndian(at: 2)
+    private func seal(_ packet: UnsafeMutableRawPointer, written: Int, tail: UnsafeRawPointer, tailLength: Int) -> Int? {
+        let header = UnsafeRawPointer(packet)
+        guard let sender, let headerLength = SRTPContext.rtpHeaderLength(header, length: written) else { return nil }
+        let ssrc: UInt32 = header.loadBigEndian(at: 8)
+        let sequence: UInt16 = header.loadBigEndian(at: 2)
         let slot = outbound.slot(of: ssrc) ?? outbound.insert(ssrc, SRTPOutboundStream())
         let stream = outbound.state(at: slot)
         let index = SRTPPacketIndex.estimate(sequence: sequence, highest: stream.pointee.highestRTPIndex)
         if index > stream.pointee.highestRTPIndex ?? 0 || stream.pointee.highestRTPIndex == nil {
             stream.pointee.highestRTPIndex = index
         }
-        if source != UnsafeRawPointer(destination) {
-            destination.copyMemory(from: source, byteCount: headerLength)
-        }
         guard sender.sealRTP(
-            packet: destination, headerLength: headerLength, payload: source + headerLength,
-            payloadLength: length - headerLength, ssrc: ssrc, index: index)
+            packet: packet, headerLength: headerLength, inPlaceLength: written &- headerLength, payload: tail,
+            payloadLength: tailLength, ssrc: ssrc, index: index)
         else { return nil }
-        return length + sender.tagLength
+        return written &+ tailLength &+ sender.tagLength
     }
 
     /// As `protectRTP` for a (compound) RTCP packet: SRTCP adds the E flag +

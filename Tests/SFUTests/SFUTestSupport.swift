@@ -76,6 +76,9 @@ struct CollectingSink: PacketSink {
     var sent: [SentPacket] = []
     /// nil slots: the worker's ring is full.
     var full = false
+    /// Where each forwarded packet's payload tail was read from (the
+    /// router's caller's memory: never a copy).
+    var tails: [UnsafeRawBufferPointer] = []
 
     mutating func slot(for transport: TransportID) -> UnsafeMutableRawBufferPointer? {
         full ? nil : scratch
@@ -83,6 +86,11 @@ struct CollectingSink: PacketSink {
 
     mutating func commit(transport: TransportID, length: Int, kind: EgressKind) {
         sent.append(SentPacket(transport: transport, bytes: Array(scratch[0..<length]), kind: kind))
+    }
+
+    mutating func commit(transport: TransportID, length: Int, appending tail: UnsafeRawBufferPointer) {
+        sent.append(SentPacket(transport: transport, bytes: Array(scratch[0..<length]) + Array(tail), kind: .rtp))
+        tails.append(tail)
     }
 
     /// Takes what was sent so far.

@@ -200,21 +200,39 @@ import Testing
         #expect(b.unprotectRTP(slot.buffer, length: again) == .dropped(.replay))
     }
 
+    /// Forwarding's protect: the header (and maybe a rewritten VP8
+    /// descriptor) written in the egress slot, the rest of the payload
+    /// encrypted straight from the ingress slot. Every split gives the bytes
+    /// in-place protect gives, and the ingress bytes stay as they were.
     @Test(arguments: SRTPProfile.allCases)
-    func outOfPlaceProtectMatchesInPlace(profile: SRTPProfile) throws {
+    func protectWithTheTailElsewhereMatchesInPlace(profile: SRTPProfile) throws {
         let (a, _) = try SRTPContextTests.pair(profile)
         let (c, _) = try SRTPContextTests.pair(profile)
         let source = PacketSlot()
         let destination = PacketSlot()
         let inPlace = PacketSlot()
-        for sequence in UInt16(1)...UInt16(20) {
-            let plain = rtpPacket(sequence: sequence, payload: Int(sequence) * 50)
+        for sequence in UInt16(1)...UInt16(40) {
+            let plain = rtpPacket(sequence: sequence, payload: Int(sequence) * 30)
+            // 12 to 29 bytes in the slot: the header alone, or with part of
+            // the payload (not on a cipher block boundary, mostly).
+            let written = 12 + Int(sequence) % 18
             _ = source.load(plain)
-            let length = try #require(a.protectRTP(
-                from: UnsafeRawBufferPointer(source.buffer), length: plain.count, into: destination.buffer))
+            _ = destination.load(Array(plain[..<written]))
+            let tail = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(source.buffer)[written..<plain.count])
+            let length = try #require(a.protectRTP(destination.buffer, length: written, appending: tail))
             #expect(source.bytes(plain.count) == plain)  // the source is untouched
             let expected = try #require(c.protectRTP(inPlace.buffer, length: inPlace.load(plain)))
             #expect(destination.bytes(length) == inPlace.bytes(expected))
         }
+        // The header must be whole in the slot: 8 bytes of it are not.
+        let plain = rtpPacket(sequence: 100)
+        _ = source.load(plain)
+        _ = destination.load(Array(plain[..<8]))
+        let tail = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(source.buffer)[8..<plain.count])
+        #expect(a.protectRTP(destination.buffer, length: 8, appending: tail) == nil)
+        // Without room for the tail and the trailer, nothing is written.
+        let short = UnsafeMutableRawBufferPointer(rebasing: destination.buffer[0..<(12 + 50)])
+        let long = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(source.buffer)[12..<plain.count])
+        #expect(a.protectRTP(short, length: 12, appending: long) == nil)
     }
 }
