@@ -50,6 +50,9 @@ final class SimulcastScenario {
         deltas = Self.ssrcs.map { makePacket(sequence: 0, pictureID: 1, keyframe: false, ssrc: $0) }
         keyframes = Self.ssrcs.map { makePacket(sequence: 0, pictureID: 1, keyframe: true, ssrc: $0) }
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
+        // Each layer's NACK history takes its buffers as it fills: all of
+        // them now, as a room that has run for a while has.
+        router.buffers.reserve(Self.ssrcs.count * Router.historyCapacity)
         flip()
         _ = router.tick(now: now, into: &sink)
         // Warm up: every layer's first keyframes, both render sizes, the
