@@ -23,14 +23,21 @@ public struct MediaConfiguration: Sendable {
     /// ICE-TCP: a TCP listener per worker at its UDP port number, passive
     /// TCP candidates (PROTOCOL.md section 9).
     public var iceTCP: ICETCPConfiguration
+    /// A room's subscribers share its home worker until this many are
+    /// there; the next ones go to the worker holding fewest of the room's,
+    /// which gets the room's packets from the home through a `RelayRing`
+    /// (issue 16). With one worker, nothing to spread.
+    public var spreadRoomAfter: Int
 
     public init(
         bindAddress: String = "0.0.0.0", basePort: UInt16 = 7882, workers: Int = 1,
         announcedAddresses: [String] = ["127.0.0.1"], consentTimeoutSeconds: Double = 30,
         networkQuality: NetworkQualityMonitor.Configuration = .init(),
-        dominantSpeaker: DominantSpeakerConfiguration = .init(), iceTCP: ICETCPConfiguration = .init()
+        dominantSpeaker: DominantSpeakerConfiguration = .init(), iceTCP: ICETCPConfiguration = .init(),
+        spreadRoomAfter: Int = 32
     ) {
         self.iceTCP = iceTCP
+        self.spreadRoomAfter = max(1, spreadRoomAfter)
         self.networkQuality = networkQuality
         self.dominantSpeaker = dominantSpeaker
         self.bindAddress = bindAddress

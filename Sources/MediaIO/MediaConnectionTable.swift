@@ -46,4 +46,12 @@ package struct MediaWorkerCounters: Sendable, Equatable {
     package var unknownTuple: UInt64 = 0
     /// RTP on a subscriber connection, or for a room without a router.
     package var unexpected: UInt64 = 0
+    /// Packets handed to other workers for the subscribers they hold of
+    /// this worker's rooms (`RelayRing`), and those a full ring dropped.
+    package var relayed: UInt64 = 0
+    package var relayDropped: UInt64 = 0
+    /// Relayed packets this worker took from others, and those for a room
+    /// or publisher it no longer holds.
+    package var relayReceived: UInt64 = 0
+    package var relayUnknown: UInt64 = 0
 }

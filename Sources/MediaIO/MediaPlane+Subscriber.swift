@@ -11,6 +11,7 @@ extension MediaPlane {
     ) throws(MediaError) -> String? {
         let offer = try state.withLock { state throws(MediaError) -> SubscriberOffer? in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
+            let worker = placeSubscriber(&state, &media)
             var subscriber = media.subscriber
             let present = Set(slots.compactMap(\.track?.handle))
             subscriber.ssrcs = subscriber.ssrcs.filter { present.contains($0.key) }
@@ -41,7 +42,7 @@ extension MediaPlane {
             }
             subscriber.sessionVersion += 1
             let offer = try SubscriberOffer(
-                slots: offerSlots, transport: negotiationTransport(ice: subscriber.local, worker: media.worker),
+                slots: offerSlots, transport: negotiationTransport(ice: subscriber.local, worker: worker),
                 sessionID: Self.sessionID(participant, connection: 2), sessionVersion: subscriber.sessionVersion)
             subscriber.offer = offer
             subscriber.offeredTracks = offeredTracks
@@ -95,7 +96,7 @@ extension MediaPlane {
             let restart = subscriber.transportLocal.map { $0 != offer.transport.ice } ?? false
             let extensions = answer.media.first(where: \.isAccepted)?.headerExtensions ?? NegotiatedHeaderExtensions()
             let plan = SubscriberPlan(
-                worker: media.worker, room: media.room, transport: transport, isNew: subscriber.transport == nil,
+                worker: media.subscriberWorker ?? media.worker, room: media.room, transport: transport, isNew: subscriber.transport == nil,
                 local: offer.transport.ice, restart: restart, answer: answer, extensions: extensions,
                 removed: removed, added: added)
             subscriber.transport = transport

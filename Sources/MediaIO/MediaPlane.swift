@@ -21,6 +21,11 @@ public final class MediaPlane: Sendable {
     struct State: Sendable {
         var participants: [ParticipantHandle: ParticipantMedia] = [:]
         var nextTransport: UInt32 = 1
+        /// Per room: where its subscribers are and what its publishers
+        /// publish (`MediaPlane+Spread`).
+        var spreads: [RoomHandle: RoomSpread] = [:]
+        /// The ring from worker i to worker j, at `i * workers + j`, made on first need.
+        var rings: [Int: RelayRing] = [:]
     }
 
     /// Binds one UDP socket per worker. `events` is called on a worker
@@ -31,6 +36,7 @@ public final class MediaPlane: Sendable {
         self.configuration = configuration
         self.logger = logger
         certificate = try DTLSCertificate.generate()
+        let peers = MediaWorkerPeers()
         var workers: [MediaWorker<MediaWorkerRooms>] = []
         for k in 0..<configuration.workers {
             let port = configuration.basePort == 0 ? 0 : configuration.basePort &+ UInt16(k)
@@ -42,10 +48,11 @@ public final class MediaPlane: Sendable {
             ) {
                 MediaWorkerRooms(
                     events: events, logger: workerLogger, networkQuality: configuration.networkQuality,
-                    dominantSpeaker: configuration.dominantSpeaker)
+                    dominantSpeaker: configuration.dominantSpeaker, index: k, peers: peers)
             })
         }
         self.workers = workers
+        peers.set(workers.map { worker in { job in worker.enqueue(job) } })
     }
 
     /// A worker's UDP socket and, with ICE-TCP, its TCP listener at the
@@ -80,6 +87,8 @@ public final class MediaPlane: Sendable {
     }
 
     public func stop() async {
+        // No worker signals another's eventfd once that one closed it.
+        for worker in workers { await worker.perform { $0.removeAllRelayTargets() } }
         for worker in workers { await worker.stop() }
     }
 
@@ -152,6 +161,10 @@ public final class MediaPlane: Sendable {
         participant: ParticipantHandle, room: RoomHandle, _ pending: PendingPublish, tracks: [PublishedTrackMedia]
     ) async throws(MediaError) {
         let (answer, local) = (pending.answer, pending.local)
+        let extensions = answer.media.first(where: \.isAccepted)?.headerExtensions ?? NegotiatedHeaderExtensions()
+        // Audio level is negotiated on audio m-lines only (the BUNDLE shares
+        // IDs, but a video-first offer has none on its first m-line).
+        let audioLevelID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.audioLevel).first
         let plan = state.withLock { state -> PublishPlan in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
             let existing = media.publisher
@@ -168,7 +181,7 @@ public final class MediaPlane: Sendable {
                 transport: transport, local: local, answer: answer,
                 sessionVersion: (existing?.sessionVersion ?? 0) + 1, tracks: published)
             state.participants[participant] = media
-            return PublishPlan(
+            let plan = PublishPlan(
                 worker: media.worker, transport: transport, isNew: existing == nil,
                 restart: existing.map { $0.local != local } ?? false, removed: removed.map(\.handle),
                 receivers: tracks.compactMap { track in
@@ -183,13 +196,22 @@ public final class MediaPlane: Sendable {
                         rtxSSRC: negotiated.remoteSSRCs.rtx, clockRate: codec.clockRate, enabled: track.enabled,
                         isNew: !previousTracks.contains(track.handle), layers: layers, priority: track.priority)
                 })
+            // Workers holding some of the room's subscribers relay these.
+            updateLayout(&state, room: room) { layout in
+                layout.publishers[transport] = RelayedPublisher(
+                    midExtensionID: extensions.mid, audioLevelExtensionID: audioLevelID,
+                    ridExtensionID: answer.ridExtensionID, repairedRIDExtensionID: answer.repairedRIDExtensionID)
+                layout.receivers = layout.receivers.filter { $0.value.publisher != transport }
+                for receiver in plan.receivers {
+                    var kept = receiver
+                    kept.isNew = false
+                    layout.receivers[receiver.track] = RelayedReceiver(publisher: transport, plan: kept)
+                }
+            }
+            return plan
         }
         let certificate = self.certificate
         let configuration = transportConfiguration
-        let extensions = answer.media.first(where: \.isAccepted)?.headerExtensions ?? NegotiatedHeaderExtensions()
-        // Audio level is negotiated on audio m-lines only (the BUNDLE shares
-        // IDs, but a video-first offer has none on its first m-line).
-        let audioLevelID = answer.media.lazy.filter(\.isAccepted).compactMap(\.headerExtensions.audioLevel).first
         let logger = self.logger
         let failures = await workers[plan.worker].perform { rooms -> [String] in
             let router = rooms.router(for: room)
@@ -256,6 +278,7 @@ public final class MediaPlane: Sendable {
             publisher.tracks[mid] = nil
             media.publisher = publisher
             state.participants[participant] = media
+            updateLayout(&state, room: media.room) { $0.receivers[track.trackID] = nil }
             return (media.worker, media.room)
         }
         guard let (worker, room) = found else { return }
@@ -270,6 +293,9 @@ public final class MediaPlane: Sendable {
     /// Forwards `track`'s packets or not (its effective enabled state); a
     /// PLI asks the publisher for a keyframe when it turns on.
     public func setForwarding(room: RoomHandle, track: TrackHandle, forwarded: Bool) {
+        state.withLock { state in
+            updateLayout(&state, room: room) { $0.receivers[track.trackID]?.plan.enabled = forwarded }
+        }
         workers[workerIndex(for: room)].enqueue { rooms in
             try? rooms.routers[room]?.setForwarding(track: track.trackID, enabled: forwarded, now: MediaClock.now())
             rooms.touch(room)
@@ -301,14 +327,15 @@ public final class MediaPlane: Sendable {
         _ participant: ParticipantHandle, room: RoomHandle, keep: (inout ParticipantMedia) -> Void,
         apply: @escaping @Sendable (Router, TransportID) -> Void
     ) {
-        let transport = state.withLock { state -> TransportID? in
+        let (transport, worker) = state.withLock { state -> (TransportID?, Int) in
             var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
             keep(&media)
+            let worker = placeSubscriber(&state, &media)
             state.participants[participant] = media
-            return media.subscriber.transport
+            return (media.subscriber.transport, worker)
         }
         guard let transport else { return }
-        workers[workerIndex(for: room)].enqueue { rooms in
+        workers[worker].enqueue { rooms in
             if let router = rooms.routers[room] { apply(router, transport) }
         }
     }
@@ -322,18 +349,22 @@ public final class MediaPlane: Sendable {
     ) {
         // Known to the plane, so that `remove(participant:)` forgets the
         // worker's copy even when no connection was ever negotiated.
-        state.withLock { state in
-            if state.participants[participant] == nil {
-                state.participants[participant] = ParticipantMedia(room: room, worker: workerIndex(for: room))
-            }
+        let worker = state.withLock { state -> Int in
+            var media = state.participants[participant] ?? ParticipantMedia(room: room, worker: workerIndex(for: room))
+            let worker = placeSubscriber(&state, &media)
+            state.participants[participant] = media
+            return worker
         }
-        workers[workerIndex(for: room)].enqueue { rooms in
+        workers[worker].enqueue { rooms in
             rooms.updatePreferences(participant: participant, room: room, track: track.trackID, change)
         }
     }
 
     /// The publisher changed its priority for `track`.
     public func setPublisherPriority(room: RoomHandle, track: TrackHandle, priority: MediaTrackPriority) {
+        state.withLock { state in
+            updateLayout(&state, room: room) { $0.receivers[track.trackID]?.plan.priority = priority }
+        }
         workers[workerIndex(for: room)].enqueue { rooms in
             try? rooms.routers[room]?.setPublisherPriority(track: track.trackID, priority)
         }
@@ -341,18 +372,48 @@ public final class MediaPlane: Sendable {
 
     /// Ends both connections of a participant.
     public func remove(participant: ParticipantHandle) {
-        guard let media = state.withLock({ $0.participants.removeValue(forKey: participant) }) else { return }
-        let connections = [media.publisher?.transport, media.subscriber.transport].compactMap { $0 }
-        let tracks = media.publisher?.tracks.values.map(\.handle.trackID) ?? []
-        let room = media.room
-        workers[media.worker].enqueue { rooms in
-            rooms.subscriberPreferences[participant] = nil
-            for track in tracks { rooms.forgetPendingDownTracks(of: track) }
-            for connection in connections {
-                rooms.forgetPendingDownTracks(toSubscriber: connection)
-                rooms.removeConnection(connection)
+        state.withLock { state in
+            guard let media = state.participants.removeValue(forKey: participant) else { return }
+            let publisher = media.publisher?.transport
+            let subscriber = media.subscriber.transport
+            let tracks = media.publisher?.tracks.values.map(\.handle.trackID) ?? []
+            let room = media.room
+            let subscriberWorker = media.subscriberWorker ?? media.worker
+            // The publisher side on the room's home, the subscriber side
+            // where it was placed (often the same worker: one job).
+            workers[media.worker].enqueue { rooms in
+                for track in tracks { rooms.forgetPendingDownTracks(of: track) }
+                if let publisher {
+                    rooms.forgetPendingDownTracks(toSubscriber: publisher)
+                    rooms.removeConnection(publisher)
+                }
+                if subscriberWorker == media.worker {
+                    rooms.subscriberPreferences[participant] = nil
+                    if let subscriber {
+                        rooms.forgetPendingDownTracks(toSubscriber: subscriber)
+                        rooms.removeConnection(subscriber)
+                    }
+                }
+                rooms.dropRouterIfUnused(room)
             }
-            rooms.dropRouterIfUnused(room)
+            if subscriberWorker != media.worker {
+                workers[subscriberWorker].enqueue { rooms in
+                    rooms.subscriberPreferences[participant] = nil
+                    if let subscriber {
+                        rooms.forgetPendingDownTracks(toSubscriber: subscriber)
+                        rooms.removeConnection(subscriber)
+                    }
+                    rooms.dropRouterIfUnused(room)
+                }
+            }
+            if let publisher {
+                updateLayout(&state, room: room) { layout in
+                    layout.publishers[publisher] = nil
+                    layout.receivers = layout.receivers.filter { $0.value.publisher != publisher }
+                }
+            }
+            unplaceSubscriber(&state, media)
+            forgetSpreadIfEmpty(&state, room: room)
         }
     }
 
@@ -394,7 +455,7 @@ struct PublishPlan: Sendable {
     var receivers: [ReceiverPlan]
 }
 
-struct ReceiverPlan: Sendable {
+struct ReceiverPlan: Sendable, Hashable {
     var track: TrackID
     var kind: MediaTrackKind
     var mid: String

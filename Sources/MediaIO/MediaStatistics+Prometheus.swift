@@ -31,6 +31,15 @@ extension MediaStatistics {
         out.sample("vroom_packets_dropped_total", ["reason": "unexpected"], unexpected)
         // ICE-TCP: whole frames a slow reader's full write buffer refused.
         out.sample("vroom_packets_dropped_total", ["reason": "tcp_slow_reader"], tcp.framesDroppedSlowReader)
+        // Rooms spread over workers: a full ring, a room the worker left.
+        out.sample("vroom_packets_dropped_total", ["reason": "relay_full"], relayDropped)
+        out.sample("vroom_packets_dropped_total", ["reason": "relay_unknown"], relayUnknown)
+        out.family(
+            "vroom_relay_packets_total",
+            "Packets of a room's publishers its home worker handed to the other workers holding some of its subscribers (out), and that those took (in).",
+            "counter")
+        out.sample("vroom_relay_packets_total", ["direction": "out"], relayed)
+        out.sample("vroom_relay_packets_total", ["direction": "in"], relayReceived)
         out.family("vroom_nack_received_total", "NACK feedback received from subscribers.", "counter")
         out.sample("vroom_nack_received_total", [:], router.nackReceived)
         out.family("vroom_retransmissions_total", "Packets resent from the NACK history.", "counter")

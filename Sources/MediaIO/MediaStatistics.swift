@@ -15,6 +15,13 @@ public struct MediaStatistics: Sendable, Equatable {
     public var unexpected: UInt64 = 0
     public var datagramsReceived: UInt64 = 0
     public var datagramsSent: UInt64 = 0
+    /// Packets a room's home worker handed to other workers holding some of
+    /// its subscribers, those a full ring dropped, those the other workers
+    /// took, and those for a room they no longer held (`RelayRing`).
+    public var relayed: UInt64 = 0
+    public var relayDropped: UInt64 = 0
+    public var relayReceived: UInt64 = 0
+    public var relayUnknown: UInt64 = 0
     public var sendFailures: UInt64 = 0
     /// ICE-TCP streams: accepted, framed, refused, dropped.
     public var tcp = TCPCounters()
@@ -33,6 +40,10 @@ public struct MediaStatistics: Sendable, Equatable {
         unexpected &+= other.unexpected
         datagramsReceived &+= other.datagramsReceived
         datagramsSent &+= other.datagramsSent
+        relayed &+= other.relayed
+        relayDropped &+= other.relayDropped
+        relayReceived &+= other.relayReceived
+        relayUnknown &+= other.relayUnknown
         sendFailures &+= other.sendFailures
         tcp.add(other.tcp)
         rooms += other.rooms
@@ -68,10 +79,15 @@ extension MediaWorkerRooms {
         s.truncated &+= table.counters.truncated
         s.unexpected &+= table.counters.unexpected
         s.datagramsReceived &+= table.counters.received
+        s.relayed &+= table.counters.relayed
+        s.relayDropped &+= table.counters.relayDropped
+        s.relayReceived &+= table.counters.relayReceived
+        s.relayUnknown &+= table.counters.relayUnknown
         s.datagramsSent &+= egressCounters.sent
         s.sendFailures &+= egressCounters.failures
         if let tcp { s.tcp = tcp.snapshot }
-        s.rooms = routers.count
+        // A room spread over workers counts once: on its home.
+        s.rooms = routers.keys.count { relay.homes[$0] == nil }
         s.connections = table.byID.count
         return s
     }
@@ -111,6 +127,10 @@ extension MediaStatistics: CustomStringConvertible {
         add("layer.switches", router.layerSwitches)
         add("rtcp.received", router.rtcpReceived)
         add("rtcp.sent", router.rtcpSent)
+        add("relay.out", relayed)
+        add("relay.in", relayReceived)
+        add("dropped.relay_full", relayDropped)
+        add("dropped.relay_unknown", relayUnknown)
         add("udp.sent", datagramsSent)
         add("udp.send_failures", sendFailures)
         add("tcp.accepted", tcp.accepted)

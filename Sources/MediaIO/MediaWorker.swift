@@ -32,12 +32,17 @@ protocol MediaWorkerHandler: AnyObject, SendableMetatype {
     /// ring takes its routers' pool buffers, so that NACK histories keep
     /// received packets without copying them.
     func makeIngressRing(capacity: Int) -> DatagramRing
+
+    /// The worker was woken (`wake`, or a job): packets other workers
+    /// relayed may be waiting. Returns a sooner deadline as `received` does.
+    func woken(now: MediaTime, egress: EgressQueue) -> MediaTime?
 }
 
 extension MediaWorkerHandler {
     func attach(tcp: TCPStreamTable) {}
     func jobsRan() {}
     func makeIngressRing(capacity: Int) -> DatagramRing { DatagramRing(capacity: capacity) }
+    func woken(now: MediaTime, egress: EgressQueue) -> MediaTime? { nil }
 }
 
 /// One media worker: one UDP socket, one thread (PROTOCOL.md section 1).
@@ -57,7 +62,9 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
     let listener: TCPListener?
     private let tcpConfiguration: ICETCPConfiguration
     private let idleTimeoutSeconds: Double
-    private let wakeDescriptor: Int32
+    /// The eventfd that wakes the thread (`enqueue`, and other workers
+    /// after a batch of relayed packets: `vroom_wake_signal`).
+    let wakeDescriptor: Int32
     private let jobs = Mutex<[Job]>([])
     private let stopping = Atomic<Bool>(false)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
@@ -188,6 +195,7 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
                 }
                 for job in pending { job(handler) }
                 handler.jobsRan()
+                if let sooner = handler.woken(now: MediaClock.now(), egress: egress) { deadline = min(deadline, sooner) }
                 egress.flush()
                 // A job may have armed a sooner timer (a new DTLS flight).
                 deadline = MediaClock.now()

@@ -17,7 +17,14 @@ extension MediaWorkerRooms {
                 guard let connection = connection(subscriber) else { continue }
                 events(.trackSwitchedOn(room: room, subscriber: connection.participant, track: TrackHandle(rawValue: track.rawValue)))
             case .publisherLayers(let track, let active):
-                events(.publisherLayers(room: room, track: TrackHandle(rawValue: track.rawValue), active: active))
+                // The publisher hears the union of what every worker's
+                // subscribers need, from the room's home.
+                if let home = relay.homes[room] {
+                    let worker = index
+                    peers.enqueue(on: home) { rooms in rooms.demandLayers(room: room, track: track, worker: worker, active: active) }
+                } else {
+                    demandLayers(room: room, track: track, worker: index, active: active)
+                }
             }
         }
     }

@@ -35,12 +35,19 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
     /// The buffers of the receive ring and of every router's NACK histories
     /// (`PacketBufferPool`).
     let buffers = PacketBufferPool()
+    /// This worker's index among the plane's, and how it reaches the others.
+    let index: Int
+    let peers: MediaWorkerPeers
+    /// Rooms spread over several workers (`MediaWorkerRooms+Relay`).
+    let relay = RelayState()
 
     package init(
         events: @escaping @Sendable (MediaEvent) -> Void, logger: Logger,
         networkQuality: NetworkQualityMonitor.Configuration = .init(),
-        dominantSpeaker: DominantSpeakerConfiguration = .init()
+        dominantSpeaker: DominantSpeakerConfiguration = .init(), index: Int = 0, peers: MediaWorkerPeers = MediaWorkerPeers()
     ) {
+        self.index = index
+        self.peers = peers
         self.events = events
         self.logger = logger
         self.qualityConfiguration = networkQuality
@@ -90,13 +97,17 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
         table.remove(id)
     }
 
-    /// A room with no connections left loses its router.
+    /// A room with no connections left loses its router (one this worker
+    /// holds subscribers of for another worker keeps it until `endRelayed`).
     func dropRouterIfUnused(_ room: RoomHandle) {
-        guard !table.byID.values.contains(where: { $0.room == room }) else { return }
+        guard relay.homes[room] == nil, !table.byID.values.contains(where: { $0.room == room }) else { return }
         if let router = routers[room] { retired.router.add(router.counters) }
         routers[room] = nil
         routerDeadlines[room] = nil
         signals[room] = nil
+        relay.layerDemands[room] = nil
+        relay.reportedLayers[room] = nil
+        relay.remoteLinks[room] = nil
     }
 
     func restartICE(_ id: TransportID, local: ICECredentials, remote: RemoteTransportParameters) {
@@ -135,6 +146,10 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
                     table.counters.unexpected &+= 1
                     break
                 }
+                // Other workers' subscribers of the room get a copy first.
+                if !relay.targets.isEmpty {
+                    handOff(UnsafeRawBufferPointer(rebasing: buffer[0..<plain]), kind: .rtp, from: connection.id, room: connection.room)
+                }
                 // The router may keep the slot's buffer (NACK history) and
                 // give the slot another.
                 var slot = buffer
@@ -146,6 +161,10 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
                 guard let router = routers[connection.room] else {
                     table.counters.unexpected &+= 1
                     break
+                }
+                // A publisher's SRs time the other workers' DownTracks too.
+                if connection.role == .publisher && !relay.targets.isEmpty {
+                    handOff(UnsafeRawBufferPointer(rebasing: buffer[0..<plain]), kind: .rtcp, from: connection.id, room: connection.room)
                 }
                 router.receiveRTCP(buffer, length: plain, from: connection.id, now: now, into: &sink)
                 // A probe result queued the next cluster.
@@ -161,13 +180,16 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
                 break  // counted by the transport
             }
         }
+        if !relay.pendingWakes.isEmpty { wakeRelayTargets() }
+        // A subscriber's PLI for a track relayed from another worker.
+        if !relay.homes.isEmpty { sendRelayedKeyframeRequests() }
         return sooner
     }
 
     /// Brings the room's timer forward to when its router asked to tick
     /// (`Router.tickWanted`), and `sooner` with it.
     @inline(__always)
-    private func tickWanted(by router: Router, in room: RoomHandle, sooner: inout MediaTime?) {
+    func tickWanted(by router: Router, in room: RoomHandle, sooner: inout MediaTime?) {
         guard let wanted = router.tickWanted, wanted < routerDeadlines[room] ?? wanted.adding(nanoseconds: 1) else { return }
         routerDeadlines[room] = wanted
         sooner = min(sooner ?? wanted, wanted)
@@ -206,9 +228,15 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
             }
             if deadline < next { next = deadline }
             reportLayerEvents(of: router, room: room)
-            let signalsDue = runSignals(room: room, router: router, now: now)
+            let signalsDue =
+                if let home = relay.homes[room] {
+                    sampleRelayedLinks(room: room, home: home, router: router, now: now)
+                } else {
+                    runSignals(room: room, router: router, now: now)
+                }
             if signalsDue < next { next = signalsDue }
         }
+        if !relay.homes.isEmpty { sendRelayedKeyframeRequests() }
         return next
     }
 

@@ -8,7 +8,10 @@ import WebRTC
 /// offer or answer is built from.
 struct ParticipantMedia: Sendable {
     var room: RoomHandle
+    /// The room's home worker: the publisher connection's.
     var worker: Int
+    /// The subscriber connection's worker, once placed (`MediaPlane.placeSubscriber`).
+    var subscriberWorker: Int?
     var publisher: PublisherMedia?
     var subscriber: SubscriberMedia
     /// The remote audio forwarded to this participant is paused (an audio

@@ -37,6 +37,25 @@ public struct RoomMediaStatistics<Participant: Hashable & Sendable, Track: Hasha
     }
 }
 
+extension RoomMediaStatistics {
+    /// Adds what another worker read: a participant's subscriber side may
+    /// live on another worker than its publisher side and quality monitor.
+    mutating func merge(_ other: Self) {
+        for (key, theirs) in other.participants {
+            guard var figures = participants[key] else {
+                participants[key] = theirs
+                continue
+            }
+            figures.networkQuality = figures.networkQuality ?? theirs.networkQuality
+            figures.roundTripTime = figures.roundTripTime ?? theirs.roundTripTime
+            figures.availableOutgoingBitrate = figures.availableOutgoingBitrate ?? theirs.availableOutgoingBitrate
+            figures.published += theirs.published
+            figures.subscribed += theirs.subscribed
+            participants[key] = figures
+        }
+    }
+}
+
 /// One participant's media: its network quality, the RTT of its subscriber
 /// connection, what the server receives of each track it publishes and what
 /// it sends it of each track it subscribes to.
@@ -90,10 +109,13 @@ struct RoomStatisticsPlan: Sendable {
 extension MediaPlane {
     /// The live media figures of `room`'s participants (those with media:
     /// one that never negotiated a connection is absent). Asks the room's
-    /// worker once; the packet path is not touched.
+    /// worker once, and each other worker holding some of its subscribers
+    /// once; the packet path is not touched.
     public func roomStatistics(room: RoomHandle) async -> RoomMediaHandleStatistics {
-        let plan = state.withLock { state -> RoomStatisticsPlan in
-            var plan = RoomStatisticsPlan(worker: workerIndex(for: room))
+        let plans = state.withLock { state -> [RoomStatisticsPlan] in
+            let home = workerIndex(for: room)
+            var plan = RoomStatisticsPlan(worker: home)
+            var elsewhere: [Int: RoomStatisticsPlan] = [:]
             var publisherOf: [TrackHandle: ParticipantHandle] = [:]
             for (participant, media) in state.participants where media.room == room {
                 for track in media.publisher.map({ Array($0.tracks.values) }) ?? [] { publisherOf[track.handle] = participant }
@@ -105,14 +127,25 @@ extension MediaPlane {
                 let subscribed = media.subscriber.applied.keys.sorted { $0.rawValue < $1.rawValue }.map {
                     (track: $0, publisher: publisherOf[$0])
                 }
+                let subscriberWorker = media.subscriberWorker ?? home
+                let onHome = subscriberWorker == home
                 plan.participants[participant] = RoomStatisticsPlan.Participant(
                     publisher: media.publisher?.transport, published: published,
-                    subscriber: media.subscriber.transport, subscribed: subscribed)
+                    subscriber: onHome ? media.subscriber.transport : nil, subscribed: onHome ? subscribed : [])
+                if !onHome, let transport = media.subscriber.transport {
+                    elsewhere[subscriberWorker, default: RoomStatisticsPlan(worker: subscriberWorker)].participants[participant] =
+                        RoomStatisticsPlan.Participant(publisher: nil, published: [], subscriber: transport, subscribed: subscribed)
+                }
             }
-            return plan
+            return [plan] + elsewhere.values.sorted { $0.worker < $1.worker }
         }
-        guard !plan.participants.isEmpty else { return RoomMediaHandleStatistics() }
-        return await workers[plan.worker].perform { rooms in rooms.statistics(of: room, plan) }
+        guard !plans[0].participants.isEmpty else { return RoomMediaHandleStatistics() }
+        var result = RoomMediaHandleStatistics()
+        for plan in plans {
+            let part = await workers[plan.worker].perform { rooms in rooms.statistics(of: room, plan) }
+            result.merge(part)
+        }
+        return result
     }
 }
 

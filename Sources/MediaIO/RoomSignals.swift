@@ -46,6 +46,9 @@ extension MediaWorkerRooms {
                     table.byID.values.first { $0.participant == speaker && $0.role == .publisher }?.id
                 }
                 router.setDominantSpeaker(publisher: publisher)
+                for target in relay.targets[room] ?? [] {
+                    peers.enqueue(on: target.worker) { rooms in rooms.routers[room]?.setDominantSpeaker(publisher: publisher) }
+                }
             }
         }
 
@@ -60,13 +63,17 @@ extension MediaWorkerRooms {
                 }
                 links[connection.participant] = link
             }
+            // Participants whose subscriber connection is on another worker.
+            let remote = relay.remoteLinks.removeValue(forKey: room) ?? [:]
+            for participant in remote.keys where links[participant] == nil { links[participant] = (nil, nil) }
             for participant in state.monitors.keys where links[participant] == nil {
                 state.monitors[participant] = nil
             }
             for (participant, link) in links {
                 var monitor = state.monitors[participant]
                     ?? NetworkQualityMonitor(configuration: qualityConfiguration, now: now)
-                let sample = router.takeLinkSample(publisher: link.publisher, subscriber: link.subscriber, now: now)
+                var sample = router.takeLinkSample(publisher: link.publisher, subscriber: link.subscriber, now: now)
+                if let far = remote[participant] { sample.addDownlink(of: far) }
                 monitor.record(sample, now: now)
                 if let report = monitor.poll(now: now) {
                     events(.networkQuality(

@@ -80,6 +80,9 @@ public final class Receiver {
     /// new gap appeared (the router sends at once).
     var missing = MissingPackets()
     var nackDue = false
+    /// Its publisher is relayed from another worker, whose router NACKs
+    /// what the publisher's link lost: no gap bookkeeping here.
+    var isRelayed = false
     /// Packets that arrived as repairs (on the RTX SSRC): not first
     /// transmissions, so network quality counts them lost.
     var repairs: UInt64 = 0
@@ -230,7 +233,7 @@ public final class Receiver {
     /// no NACK in Vroom's SDP). A gap longer than `MissingPackets.capacity`
     /// asks for a keyframe instead.
     private func noteArrival(_ extended: UInt64) {
-        guard kind == .video, let highest = window.highest else { return }
+        guard kind == .video, !isRelayed, let highest = window.highest else { return }
         if extended > highest &+ 1 {
             if missing.add(from: highest &+ 1, to: extended) {
                 nackDue = true

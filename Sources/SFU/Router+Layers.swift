@@ -96,6 +96,13 @@ extension Router {
         downTrack.temporal.cap = min(downTrack.subscriberTemporalCap, downTrack.allocatedTemporalCap)
     }
 
+    /// The RIDs of a simulcast track's layers, lowest first; empty for
+    /// one layer or an unknown track.
+    public func layerRIDs(track: TrackID) -> [String] {
+        guard let receiver = receivers[track], receiver.isSimulcast else { return [] }
+        return (0..<receiver.layerCount).compactMap { receiver.layer(at: $0).rid }
+    }
+
     /// The layer events since the last call, oldest first.
     public func takeEvents() -> [RouterEvent] {
         for receiver in receivers.values where receiver.isSimulcast { updatePublisherLayers(receiver) }

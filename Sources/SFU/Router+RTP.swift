@@ -82,7 +82,8 @@ extension Router {
             sequenceNumber = payload.sfuU16(0)
             payloadOffset &+= 2
         }
-        counters.packetsReceived[receiver.kind] &+= 1
+        // A relayed packet was counted by the home worker's router.
+        if !receiver.isRelayed { counters.packetsReceived[receiver.kind] &+= 1 }
         switch receiver.receive(
             view, payloadOffset: payloadOffset, sequenceNumber: sequenceNumber, retransmitted: route.isRTX, now: now,
             slot: slot)

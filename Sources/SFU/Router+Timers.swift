@@ -58,7 +58,9 @@ extension Router {
             deadline = min(deadline, next)
         } else {
             if nextReport != nil {
-                for session in publishers.values { sendReceiverReports(session, now: now, into: &sink) }
+                for session in publishers.values where !session.relayed {
+                    sendReceiverReports(session, now: now, into: &sink)
+                }
                 for session in subscribers.values { sendSenderReports(session, now: now, into: &sink) }
             }
             markRates(now: now)

@@ -38,13 +38,16 @@ public final class Router {
     var nextFeedback: MediaTime?
     /// Layer events not yet taken (`takeEvents`).
     var events: [RouterEvent] = []
+    /// Keyframes wanted of relayed publishers, for the home worker
+    /// (`takeRelayedKeyframeRequests`).
+    public internal(set) var relayedKeyframeRequests: [RelayedKeyframeRequest] = []
     /// The newest `now` the router was given (packets, ticks, commands):
     /// the time for commands that take none (`addDownTrack`); nil before
     /// any (then the first tick decides).
     var lastNow: MediaTime?
     /// The publisher connection of the room's dominant speaker: its video
     /// gets the bandwidth profile's `dominantSpeakerPriority`.
-    var dominantSpeaker: TransportID?
+    public internal(set) var dominantSpeaker: TransportID?
     /// When `tick` must run to send what a pacer held back since the last
     /// tick; nil: nothing new (the last deadline stands).
     public internal(set) var tickWanted: MediaTime?
@@ -79,10 +82,16 @@ public final class Router {
     /// A publisher connection: its negotiated header extension IDs (nil when
     /// not negotiated). With transport-cc, `tick` sends it feedback; with
     /// audio level, its audio feeds `takeAudioActivity`.
+    ///
+    /// `relayed`: the connection lives on another worker (the room's home),
+    /// which hands this router a copy of each packet it receives from it, to
+    /// forward to subscribers here. The home router answers the publisher
+    /// (NACKs, receiver reports, transport-cc); this one sends it nothing,
+    /// and its keyframe requests go to `takeRelayedKeyframeRequests`.
     public func addPublisher(
         transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?,
         audioLevelExtensionID: UInt8? = nil, ridExtensionID: UInt8? = nil, repairedRIDExtensionID: UInt8? = nil,
-        rtcpSSRC: SSRC = SSRC(1)
+        rtcpSSRC: SSRC = SSRC(1), relayed: Bool = false
     ) throws(RouterError) {
         guard publishers[transport] == nil, subscribers[transport] == nil else {
             throw .duplicateTransport(transport)
@@ -90,7 +99,8 @@ public final class Router {
         publishers[transport] = PublisherSession(
             transport: transport, transportCCExtensionID: transportCCExtensionID,
             midExtensionID: midExtensionID, audioLevelExtensionID: audioLevelExtensionID,
-            ridExtensionID: ridExtensionID, repairedRIDExtensionID: repairedRIDExtensionID, rtcpSSRC: rtcpSSRC)
+            ridExtensionID: ridExtensionID, repairedRIDExtensionID: repairedRIDExtensionID, rtcpSSRC: rtcpSSRC,
+            relayed: relayed)
     }
 
     /// Removes a publisher connection and every track it published (with
@@ -145,6 +155,7 @@ public final class Router {
                 rtxPayloadType: rtxPayloadType, primarySSRC: primary, rtxSSRC: rtx, clockRate: clockRate,
                 layer: index, rid: layer?.rid, declaredSize: size, buffers: buffers)
             receiver.isForwarding = enabled
+            receiver.isRelayed = session.relayed
             session.receivers.append(receiver)
             if let primary { routes[Self.key(publisher, primary)] = Route(receiver: receiver, isRTX: false) }
             if let rtx { routes[Self.key(publisher, rtx)] = Route(receiver: receiver, isRTX: true) }
@@ -436,20 +447,50 @@ public final class Router {
 
     func sendPLI(_ receiver: Receiver, now: MediaTime, into sink: inout some PacketSink) {
         guard let mediaSSRC = receiver.primarySSRC, let session = publishers[receiver.publisher] else { return }
-        guard let slot = sink.slot(for: receiver.publisher) else {
-            counters.drop(.noSlot)
-            return
+        if session.relayed {
+            // The home worker's router asks the publisher (and throttles too).
+            relayedKeyframeRequests.append(RelayedKeyframeRequest(publisher: receiver.publisher, ssrc: mediaSSRC))
+        } else {
+            guard let slot = sink.slot(for: receiver.publisher) else {
+                counters.drop(.noSlot)
+                return
+            }
+            let pli = PictureLossIndication(senderSSRC: session.rtcpSSRC, mediaSSRC: mediaSSRC)
+            guard let length = try? pli.write(to: slot) else {
+                counters.drop(.tooLarge)
+                return
+            }
+            sink.commit(transport: receiver.publisher, length: length, kind: .rtcp)
+            counters.rtcpSent &+= 1
+            counters.pliSent &+= 1
         }
-        let pli = PictureLossIndication(senderSSRC: session.rtcpSSRC, mediaSSRC: mediaSSRC)
-        guard let length = try? pli.write(to: slot) else {
-            counters.drop(.tooLarge)
-            return
-        }
-        sink.commit(transport: receiver.publisher, length: length, kind: .rtcp)
-        counters.pliSent &+= 1
-        counters.rtcpSent &+= 1
         receiver.stats.plisSent &+= 1
         receiver.lastKeyframeRequest = now
         receiver.keyframeWanted = false
+    }
+}
+
+// MARK: - Relayed publishers
+
+/// A keyframe a router wants of a relayed publisher's stream: the home
+/// worker's router asks the publisher (`Router.requestKeyframe(publisher:ssrc:)`).
+public struct RelayedKeyframeRequest: Sendable, Hashable {
+    public let publisher: TransportID
+    public let ssrc: SSRC
+}
+
+extension Router {
+    /// The keyframe requests for relayed publishers since the last call.
+    public func takeRelayedKeyframeRequests() -> [RelayedKeyframeRequest] {
+        defer { relayedKeyframeRequests.removeAll(keepingCapacity: true) }
+        return relayedKeyframeRequests
+    }
+
+    /// Another worker's router wants a keyframe of the stream `ssrc` of
+    /// `publisher`: asked at the next `tick`, within `keyframeRequestInterval`
+    /// of the last request like any other.
+    public func requestKeyframe(publisher: TransportID, ssrc: SSRC) {
+        guard let route = routes[Self.key(publisher, ssrc)], !route.isRTX, route.receiver.isForwarding else { return }
+        wantKeyframe(route.receiver)
     }
 }

@@ -18,11 +18,15 @@ final class PublisherSession {
     let rtcpSSRC: SSRC
     var receivers: [Receiver] = []
     let transportCC: TransportCCRecorder?
+    /// Its packets come from the room's home worker, not from the network
+    /// (`Router.addPublisher(relayed:)`): no feedback goes to it.
+    let relayed: Bool
 
     init(
         transport: TransportID, transportCCExtensionID: UInt8?, midExtensionID: UInt8?, audioLevelExtensionID: UInt8?,
-        ridExtensionID: UInt8? = nil, repairedRIDExtensionID: UInt8? = nil, rtcpSSRC: SSRC
+        ridExtensionID: UInt8? = nil, repairedRIDExtensionID: UInt8? = nil, rtcpSSRC: SSRC, relayed: Bool = false
     ) {
+        self.relayed = relayed
         self.ridExtensionID = ridExtensionID
         self.repairedRIDExtensionID = repairedRIDExtensionID
         self.transport = transport
@@ -30,7 +34,7 @@ final class PublisherSession {
         self.midExtensionID = midExtensionID
         self.audioLevelExtensionID = audioLevelExtensionID
         self.rtcpSSRC = rtcpSSRC
-        self.transportCC = transportCCExtensionID == nil ? nil : TransportCCRecorder()
+        self.transportCC = transportCCExtensionID == nil || relayed ? nil : TransportCCRecorder()
     }
 }
 

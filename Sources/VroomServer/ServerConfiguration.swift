@@ -22,6 +22,9 @@ struct ServerConfiguration: Encodable, Equatable {
         /// Worker k listens on `port + k`; 0 lets the kernel choose.
         var port: UInt16 = 7882
         var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+        /// A room's subscribers on its home worker before new ones go to
+        /// other workers, which get the room's packets relayed (issue 16).
+        var spreadRoomAfter: Int = 32
         /// `::` binds dual-stack (IPv4 and IPv6 peers; IPv4 alone where the
         /// kernel has no IPv6).
         var address: String = "::"
@@ -169,6 +172,7 @@ extension ServerConfiguration {
 
         rtc.port = try port("rtc.port", d.rtc.port)
         rtc.workers = reader.int(forKey: "rtc.workers", default: d.rtc.workers)
+        rtc.spreadRoomAfter = reader.int(forKey: "rtc.spreadRoomAfter", default: d.rtc.spreadRoomAfter)
         rtc.address = reader.string(forKey: "rtc.address", default: d.rtc.address)
         rtc.announceIPs = reader.stringArray(forKey: "rtc.announceIPs", default: d.rtc.announceIPs)
         rtc.consentTimeoutSeconds = reader.double(forKey: "rtc.consentTimeoutSeconds", default: d.rtc.consentTimeoutSeconds)
@@ -238,6 +242,7 @@ extension ServerConfiguration {
             throw ConfigurationError("--webhook-retry-base must be positive and at most --webhook-retry-max")
         }
         guard rtc.workers >= 1 else { throw ConfigurationError("--rtc-workers must be at least 1") }
+        guard rtc.spreadRoomAfter >= 1 else { throw ConfigurationError("--rtc-spread-room-after must be at least 1") }
         guard rooms.maxParticipantsLimit >= 1 else {
             throw ConfigurationError("rooms.maxParticipantsLimit (--max-participants-limit) must be at least 1")
         }

@@ -40,6 +40,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Number of media workers (threads and UDP ports).")
     var rtcWorkers: Int?
 
+    @Option(help: "Subscribers of one room on its home media worker before new ones go to other workers.")
+    var rtcSpreadRoomAfter: Int?
+
     @Option(help: "Address to put in ICE candidates (repeatable).")
     var announceIP: [String] = []
 
@@ -138,6 +141,7 @@ struct ServerOptions: ParsableArguments {
         set("rtc.address", rtcAddress.map(ConfigContent.string))
         set("rtc.port", rtcPort.map { .int(Int($0)) })
         set("rtc.workers", rtcWorkers.map(ConfigContent.int))
+        set("rtc.spreadRoomAfter", rtcSpreadRoomAfter.map(ConfigContent.int))
         set("rtc.announceIPs", announceIP.isEmpty ? nil : .stringArray(announceIP))
         set("rtc.consentTimeoutSeconds", consentTimeout.map(ConfigContent.double))
         set("rtc.iceTcp", iceTcp.map(ConfigContent.bool))

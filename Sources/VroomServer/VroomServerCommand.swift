@@ -107,7 +107,7 @@ struct Serve: AsyncParsableCommand {
             configuration: MediaConfiguration(
                 bindAddress: configuration.rtc.address, basePort: configuration.rtc.port, workers: configuration.rtc.workers,
                 announcedAddresses: announced, consentTimeoutSeconds: configuration.rtc.consentTimeoutSeconds,
-                iceTCP: ICETCPConfiguration(enabled: configuration.rtc.iceTcp)),
+                iceTCP: ICETCPConfiguration(enabled: configuration.rtc.iceTcp), spreadRoomAfter: configuration.rtc.spreadRoomAfter),
             logger: Logger(label: "vroom.media"), events: { mediaEventInput.yield($0) })
         plane.start()
         let media = RoomMedia(plane: plane)

@@ -59,7 +59,7 @@ final class PlaneSession {
     /// Creates and starts the plane and both peers (not yet connected).
     init(
         seed: UInt64, consentTimeoutSeconds: Double = 30, publisherOverTCP: Bool = false, subscriberOverTCP: Bool = false,
-        iceTCP: ICETCPConfiguration = .init()
+        iceTCP: ICETCPConfiguration = .init(), workers: Int = 1, spreadRoomAfter: Int = 32
     ) throws {
         var generator = SeededGenerator(seed: seed)
         room = .random(using: &generator)
@@ -76,8 +76,8 @@ final class PlaneSession {
         self.log = log
         mediaPlane = try MediaPlane(
             configuration: MediaConfiguration(
-                bindAddress: "127.0.0.1", basePort: 0, workers: 1, announcedAddresses: ["127.0.0.1"],
-                consentTimeoutSeconds: consentTimeoutSeconds, iceTCP: iceTCP),
+                bindAddress: "127.0.0.1", basePort: 0, workers: workers, announcedAddresses: ["127.0.0.1"],
+                consentTimeoutSeconds: consentTimeoutSeconds, iceTCP: iceTCP, spreadRoomAfter: spreadRoomAfter),
             logger: Logger(label: "test.media"), events: { [log] in log.append($0) })
         mediaPlane.start()
         plane = RoomMedia(plane: mediaPlane)

@@ -204,8 +204,9 @@ struct Room {
     var sink = CollectingSink()
     var now = MediaTime.milliseconds(10_000)
 
-    init(declareSSRCs: Bool = true, subscribe: Bool = true) throws {
-        try router.addPublisher(transport: Self.publisher, transportCCExtensionID: 3, midExtensionID: 4)
+    /// `relayed`: the publisher is another worker's connection (its packets come through a relay).
+    init(declareSSRCs: Bool = true, subscribe: Bool = true, relayed: Bool = false) throws {
+        try router.addPublisher(transport: Self.publisher, transportCCExtensionID: 3, midExtensionID: 4, relayed: relayed)
         try router.addReceiver(
             track: Self.video, publisher: Self.publisher, kind: .video, mid: "0", payloadType: 96,
             rtxPayloadType: 97, ssrc: declareSSRCs ? Self.videoSSRC : nil,

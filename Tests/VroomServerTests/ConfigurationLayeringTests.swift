@@ -96,6 +96,7 @@ extension ServerProcessTests {
         "rtc.address": ("10.1.2.4", ["--rtc-address", "10.1.2.4"], "10.1.2.4"),
         "rtc.port": ("2345", ["--rtc-port", "2345"], 2345),
         "rtc.workers": ("3", ["--rtc-workers", "3"], 3),
+        "rtc.spreadRoomAfter": ("5", ["--rtc-spread-room-after", "5"], 5),
         "rtc.announceIPs": ("10.0.0.1,10.0.0.2", ["--announce-ip", "10.0.0.1", "--announce-ip", "10.0.0.2"], ["10.0.0.1", "10.0.0.2"]),
         "rtc.consentTimeoutSeconds": ("12.5", ["--consent-timeout", "12.5"], 12.5),
         "rtc.iceTcp": ("false", ["--no-ice-tcp"], false),
