@@ -110,6 +110,41 @@ extension ClientProcessTests {
         #expect(tester["eventLoopThreads"] as? Int == max(2, ProcessInfo.processInfo.activeProcessorCount / 2))
     }
 
+    /// Issue 16 item 4: the smoke room over two media workers, spread after
+    /// one subscriber: the second subscriber's connection is on the other
+    /// worker, which gets the publisher's packets from the room's home
+    /// through the relay and forwards them. Both subscribers decode what
+    /// was sent, nothing is lost.
+    @Test func aRoomSpreadOverTwoWorkersReachesEverySubscriber() throws {
+        let (server, port) = try ServerProcess.dev(["--rtc-workers", "2", "--rtc-spread-room-after", "1"])
+        defer { server.stop() }
+        let (out, err, status) = try Self.loadTest([
+            "--scenario", Self.smokeScenario, "--url", "http://127.0.0.1:\(port)",
+            "--server-pid", String(server.process.processIdentifier), "--duration", "5", "--json", "--quiet",
+        ])
+        let report = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report:\n\(err)")
+        #expect(status == 0, "vroom-loadtest failed:\n\(err)")
+        let tracks = try #require(report["tracks"] as? [[String: Any]])
+        #expect(tracks.count == 2)
+        for track in tracks {
+            #expect(track["subscribers"] as? Int == 2)
+            #expect((track["lossFraction"] as? Double ?? 1) < 0.02, "\(track)")
+        }
+        let video = try #require(tracks.first { $0["kind"] as? String == "video" })
+        let sampled = try #require(video["sampled"] as? [[String: Any]])
+        #expect(sampled.count == 2)
+        for receiver in sampled {
+            #expect((receiver["frameRatio"] as? Double ?? 0) >= 0.95, "frames read / sent for \(receiver)")
+        }
+        let counts = try #require((report["server"] as? [String: Any])?["counts"] as? [String: Any])
+        // The other worker forwarded what the home relayed: about half the fan-out.
+        let relayed = try #require(counts["relayedPackets"] as? Double, "\(counts)")
+        let received = try #require(counts["packetsReceived"] as? Double)
+        #expect(relayed >= received * 0.9, "relayed \(relayed) of \(received) received")
+        let dropped = counts["droppedByReason"] as? [String: Double] ?? [:]
+        #expect(dropped["relay_full"] == nil && dropped["relay_unknown"] == nil, "\(dropped)")
+    }
+
     /// Issue 16 item 5: a load tester that gets no CPU for 1.5 s (stopped
     /// with SIGSTOP, then continued: what a scheduler that starves it does,
     /// made deterministic) says it was saturated, and never reports its

@@ -20,13 +20,18 @@ public struct ServerCounts: Sendable, Equatable, Codable {
     public var nacksReceived: Double?
     /// `vroom_pli_sent_total`.
     public var plisSent: Double?
+    /// `vroom_relay_packets_total{direction="in"}`: packets other media
+    /// workers than a room's home took to forward to the subscribers they
+    /// hold (a room spread over workers); nil when not exported.
+    public var relayedPackets: Double?
 
     public init(
         packetsForwarded: Double? = nil, packetsForwardedByKind: [String: Double] = [:],
         packetsReceived: Double? = nil, bytesForwarded: Double? = nil,
         droppedByReason: [String: Double]? = nil, retransmissions: Double? = nil,
-        nacksReceived: Double? = nil, plisSent: Double? = nil
+        nacksReceived: Double? = nil, plisSent: Double? = nil, relayedPackets: Double? = nil
     ) {
+        self.relayedPackets = relayedPackets
         self.packetsForwarded = packetsForwarded
         self.packetsForwardedByKind = packetsForwardedByKind
         self.packetsReceived = packetsReceived
@@ -62,7 +67,8 @@ public struct ServerCounts: Sendable, Equatable, Codable {
             droppedByReason: dropped,
             retransmissions: delta("vroom_retransmissions_total"),
             nacksReceived: delta("vroom_nack_received_total"),
-            plisSent: delta("vroom_pli_sent_total")
+            plisSent: delta("vroom_pli_sent_total"),
+            relayedPackets: delta("vroom_relay_packets_total", ["direction": "in"])
         )
     }
 
