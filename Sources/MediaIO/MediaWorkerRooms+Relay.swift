@@ -11,6 +11,13 @@ struct RelayTarget {
     let wake: Int32
 }
 
+/// What another worker measured of one participant's subscriber connection
+/// since the home last sampled it.
+struct RemoteLink {
+    var sample = LinkSample()
+    var heardAt: MediaTime
+}
+
 /// One worker's part in rooms spread over several workers (issue 16): as
 /// a room's home, the workers it relays the room's publishers to; as
 /// another worker, the rooms it holds subscribers of and what their homes
@@ -30,8 +37,9 @@ final class RelayState {
     /// and track, and the union last reported.
     var layerDemands: [RoomHandle: [TrackID: [Int: [String]]]] = [:]
     var reportedLayers: [RoomHandle: [TrackID: [String]]] = [:]
-    /// Home: downlink samples of subscribers on other workers, not yet taken.
-    var remoteLinks: [RoomHandle: [ParticipantHandle: LinkSample]] = [:]
+    /// Home: downlink samples of subscribers on other workers, not yet
+    /// taken, and when each was last heard of.
+    var remoteLinks: [RoomHandle: [ParticipantHandle: RemoteLink]] = [:]
     /// Other worker: when each room's subscriber links are sampled next.
     var nextLinkSample: [RoomHandle: MediaTime] = [:]
 
@@ -109,9 +117,27 @@ extension MediaWorkerRooms {
 
     /// Downlink samples another worker took of its subscribers of `room`.
     func receiveRemoteLinks(room: RoomHandle, _ samples: [(ParticipantHandle, LinkSample)]) {
+        let now = MediaClock.now()
         for (participant, sample) in samples {
-            relay.remoteLinks[room, default: [:]][participant, default: LinkSample()].addDownlink(of: sample)
+            var link = relay.remoteLinks[room]?[participant] ?? RemoteLink(heardAt: now)
+            link.sample.addDownlink(of: sample)
+            link.heardAt = now
+            relay.remoteLinks[room, default: [:]][participant] = link
         }
+    }
+
+    /// The downlink samples of `room`'s subscribers on other workers since
+    /// the last call, by participant: one for each heard of within three
+    /// sampling intervals (an interval whose sample is late gives an empty
+    /// one, not a lost monitor); older ones are forgotten.
+    func takeRemoteLinks(room: RoomHandle, now: MediaTime) -> [ParticipantHandle: LinkSample] {
+        guard var links = relay.remoteLinks[room] else { return [:] }
+        let horizon = 3 * qualityConfiguration.minimumInterval
+        links = links.filter { now.nanoseconds(since: $0.value.heardAt) <= horizon }
+        let samples = links.mapValues(\.sample)
+        for participant in links.keys { links[participant]?.sample = LinkSample() }
+        relay.remoteLinks[room] = links.isEmpty ? nil : links
+        return samples
     }
 
     // MARK: - Other worker: packets in

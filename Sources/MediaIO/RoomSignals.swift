@@ -64,7 +64,7 @@ extension MediaWorkerRooms {
                 links[connection.participant] = link
             }
             // Participants whose subscriber connection is on another worker.
-            let remote = relay.remoteLinks.removeValue(forKey: room) ?? [:]
+            let remote = takeRemoteLinks(room: room, now: now)
             for participant in remote.keys where links[participant] == nil { links[participant] = (nil, nil) }
             for participant in state.monitors.keys where links[participant] == nil {
                 state.monitors[participant] = nil

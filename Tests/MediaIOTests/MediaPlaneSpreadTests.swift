@@ -101,6 +101,48 @@ extension MediaPlaneScenarios {
         await session.stop()
     }
 
+    /// The network quality of a participant whose subscriber connection is
+    /// on the other worker: that worker samples its receiver reports and
+    /// sends them to the home, whose monitor rates the participant.
+    @Test func aSubscriberOnTheOtherWorkerIsRatedFromItsReports() async throws {
+        let session = try PlaneSession(seed: 93, workers: 2, spreadRoomAfter: 1)
+        try await session.publish()
+        try await session.subscribe()
+        var generator = SeededGenerator(seed: 193)
+        let c = try TestPeer(ice: .random(using: &generator))
+        let cSID = ParticipantSID.random(using: &generator)
+        let offer = try await session.subscribe(c, as: cSID)
+        let cAudio = try #require(try ServerTransportSDP(offer).media.first { $0.mid == "0" }?.ssrcs.first)
+        let peers: [TestPeer] = [session.publisher, session.subscriber, c]
+        func levels() -> [Int] {
+            session.log.all.compactMap { event -> Int? in
+                if case .networkQuality(session.room, cSID, let level, _) = event { level } else { nil }
+            }
+        }
+        // 4 s of audio; C reports losing a third of it, twice a second.
+        var highest: UInt16?
+        for round in 0..<200 {
+            let (header, payload) = session.source.audioPacket()
+            try session.publisher.sendRTP(header, payload: payload)
+            await TestPeer.pump(peers, for: .milliseconds(20))
+            highest = c.rtp.last { $0.ssrc == cAudio }?.sequenceNumber ?? highest
+            if round % 25 == 24, let highest {
+                let report = ReceiverReport(ssrc: SSRC(79), reports: [
+                    ReceptionReport(
+                        ssrc: cAudio, fractionLost: 85, cumulativeLost: Int32(round / 3), extendedHighestSequence: UInt32(highest),
+                        jitter: 48, lastSR: 0, delaySinceLastSR: 0),
+                ])
+                try c.sendRTCP(Self.encoded(report))
+            }
+            if (levels().last ?? 5) <= 3 { break }
+        }
+        let rated = levels()
+        #expect(!rated.isEmpty, "no network quality for C, whose subscriber connection is on the other worker")
+        // Rated from the first sample on (nothing measured yet: 5), then from C's losses.
+        #expect((rated.last ?? 5) <= 3, "a third lost downstream rated \(rated)")
+        await session.stop()
+    }
+
     /// Below the threshold every subscriber stays on the room's home: no relay.
     @Test func aRoomBelowTheThresholdStaysOnOneWorker() async throws {
         let session = try PlaneSession(seed: 92, workers: 2, spreadRoomAfter: 2)
