@@ -15,13 +15,6 @@ import WebRTC
 /// home through a `RelayRing` and forwards them itself.
 extension MediaPlaneScenarios {
 @Suite struct MediaPlaneSpreadTests {
-    static func encoded(_ packet: some RTCPPacketWriter) throws -> [UInt8] {
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
-        defer { scratch.deallocate() }
-        let length = try packet.write(to: scratch)
-        return Array(scratch[0..<length])
-    }
-
     @Test func aSubscriberOnTheOtherWorkerGetsTheRoomThroughTheRelay() async throws {
         let session = try PlaneSession(seed: 91, workers: 2, spreadRoomAfter: 1)
         try await session.publish()
@@ -74,7 +67,7 @@ extension MediaPlaneScenarios {
         // C's NACK is answered by the other worker from its own history
         // (without RTX the repair is the same SRTP packet: a replay to C).
         let nacked = video[video.count - 2].sequenceNumber
-        try c.sendRTCP(Self.encoded(GenericNACK(senderSSRC: SSRC(78), mediaSSRC: cVideo, lostSequenceNumbers: [nacked])))
+        try c.sendRTCP(encodedRTCP(GenericNACK(senderSSRC: SSRC(78), mediaSSRC: cVideo, lostSequenceNumbers: [nacked])))
         let repaired = await TestPeer.pump(peers, timeout: .seconds(5)) { c.dropped.contains(TransportDropReason.replay) }
         #expect(repaired, "no retransmission for C's NACK")
         let repairedStatistics = await session.statistics()
@@ -132,7 +125,7 @@ extension MediaPlaneScenarios {
                         ssrc: cAudio, fractionLost: 85, cumulativeLost: Int32(round / 3), extendedHighestSequence: UInt32(highest),
                         jitter: 48, lastSR: 0, delaySinceLastSR: 0),
                 ])
-                try c.sendRTCP(Self.encoded(report))
+                try c.sendRTCP(encodedRTCP(report))
             }
             if (levels().last ?? 5) <= 3 { break }
         }

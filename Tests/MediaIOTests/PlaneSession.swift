@@ -187,3 +187,11 @@ final class PlaneSession {
 func isContiguous(_ packets: [ReceivedRTP]) -> Bool {
     zip(packets, packets.dropFirst()).allSatisfy { $1.sequenceNumber == $0.sequenceNumber &+ 1 }
 }
+
+/// An RTCP packet's bytes, as a peer sends them.
+func encodedRTCP(_ packet: some RTCPPacketWriter) throws -> [UInt8] {
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
+    defer { scratch.deallocate() }
+    let length = try packet.write(to: scratch)
+    return Array(scratch[0..<length])
+}

@@ -19,13 +19,6 @@ extension MediaPlaneScenarios {
         return try payload.withUnsafeBytes { try RTPHeader.writePacket(header, payload: $0, to: scratch) }
     }
 
-    static func encoded(_ packet: some RTCPPacketWriter) throws -> [UInt8] {
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1500, alignment: 16)
-        defer { scratch.deallocate() }
-        let length = try packet.write(to: scratch)
-        return Array(scratch[0..<length])
-    }
-
     @Test func countsAgreeWithWhatThePeersSentAndReceived() async throws {
         let session = try await PlaneSession.connected(seed: 61)
         let empty = await session.plane.roomStatistics(room: session.room)
@@ -74,13 +67,13 @@ extension MediaPlaneScenarios {
                 ssrc: session.audioSSRC, fractionLost: 64, cumulativeLost: 3, extendedHighestSequence: UInt32(highest),
                 jitter: 480, lastSR: sr.ntpMiddle, delaySinceLastSR: UInt32((held << 16) / 1_000_000_000)),
         ])
-        try session.subscriber.sendRTCP(Self.encoded(report))
+        try session.subscriber.sendRTCP(encodedRTCP(report))
         // A NACK for the video packet before last, and a PLI.
         let video = session.received(ssrc: session.videoSSRC)
         let nacked = video[video.count - 2].sequenceNumber
-        try session.subscriber.sendRTCP(Self.encoded(
+        try session.subscriber.sendRTCP(encodedRTCP(
             GenericNACK(senderSSRC: SSRC(77), mediaSSRC: session.videoSSRC, lostSequenceNumbers: [nacked])))
-        try session.subscriber.sendRTCP(Self.encoded(PictureLossIndication(senderSSRC: SSRC(77), mediaSSRC: session.videoSSRC)))
+        try session.subscriber.sendRTCP(encodedRTCP(PictureLossIndication(senderSSRC: SSRC(77), mediaSSRC: session.videoSSRC)))
         // Without RTX the repair is the same SRTP packet again: the
         // subscriber's SRTP drops it as a replay, which proves it arrived.
         let repaired = await TestPeer.pump([session.publisher, session.subscriber], timeout: .seconds(5)) {
