@@ -198,10 +198,10 @@ public final class MediaPlane: Sendable {
                 })
             // Workers holding some of the room's subscribers relay these.
             updateLayout(&state, room: room) { layout in
+                layout.removePublisher(transport)
                 layout.publishers[transport] = RelayedPublisher(
                     midExtensionID: extensions.mid, audioLevelExtensionID: audioLevelID,
                     ridExtensionID: answer.ridExtensionID, repairedRIDExtensionID: answer.repairedRIDExtensionID)
-                layout.receivers = layout.receivers.filter { $0.value.publisher != transport }
                 for receiver in plan.receivers {
                     var kept = receiver
                     kept.isNew = false
@@ -263,6 +263,7 @@ public final class MediaPlane: Sendable {
             state.withLock { state in
                 guard state.participants[participant]?.publisher?.transport == plan.transport else { return }
                 state.participants[participant]?.publisher = nil
+                updateLayout(&state, room: room) { $0.removePublisher(plan.transport) }
             }
         }
         if !failures.isEmpty { throw .serverLocalDescFailed(failures.joined(separator: "; ")) }
@@ -407,10 +408,7 @@ public final class MediaPlane: Sendable {
                 }
             }
             if let publisher {
-                updateLayout(&state, room: room) { layout in
-                    layout.publishers[publisher] = nil
-                    layout.receivers = layout.receivers.filter { $0.value.publisher != publisher }
-                }
+                updateLayout(&state, room: room) { $0.removePublisher(publisher) }
             }
             unplaceSubscriber(&state, media)
             forgetSpreadIfEmpty(&state, room: room)

@@ -9,6 +9,12 @@ import SFU
 struct RoomRelayLayout: Sendable, Equatable {
     var publishers: [TransportID: RelayedPublisher] = [:]
     var receivers: [TrackID: RelayedReceiver] = [:]
+
+    /// Forgets a publisher connection and every track of it.
+    mutating func removePublisher(_ transport: TransportID) {
+        publishers[transport] = nil
+        receivers = receivers.filter { $0.value.publisher != transport }
+    }
 }
 
 /// A publisher connection's negotiated header extensions, as a relaying
