@@ -382,28 +382,25 @@ public final class MediaPlane: Sendable {
             let subscriberWorker = media.subscriberWorker ?? media.worker
             // The publisher side on the room's home, the subscriber side
             // where it was placed (often the same worker: one job).
+            let endSubscriberSide: @Sendable (MediaWorkerRooms) -> Void = { rooms in
+                rooms.subscriberPreferences[participant] = nil
+                if let subscriber {
+                    rooms.forgetPendingDownTracks(toSubscriber: subscriber)
+                    rooms.removeConnection(subscriber)
+                }
+            }
             workers[media.worker].enqueue { rooms in
                 for track in tracks { rooms.forgetPendingDownTracks(of: track) }
                 if let publisher {
                     rooms.forgetPendingDownTracks(toSubscriber: publisher)
                     rooms.removeConnection(publisher)
                 }
-                if subscriberWorker == media.worker {
-                    rooms.subscriberPreferences[participant] = nil
-                    if let subscriber {
-                        rooms.forgetPendingDownTracks(toSubscriber: subscriber)
-                        rooms.removeConnection(subscriber)
-                    }
-                }
+                if subscriberWorker == media.worker { endSubscriberSide(rooms) }
                 rooms.dropRouterIfUnused(room)
             }
             if subscriberWorker != media.worker {
                 workers[subscriberWorker].enqueue { rooms in
-                    rooms.subscriberPreferences[participant] = nil
-                    if let subscriber {
-                        rooms.forgetPendingDownTracks(toSubscriber: subscriber)
-                        rooms.removeConnection(subscriber)
-                    }
+                    endSubscriberSide(rooms)
                     rooms.dropRouterIfUnused(room)
                 }
             }
