@@ -77,17 +77,11 @@ extension Router {
         var rounds = 0
         while rounds < 4, let feedback = recorder.nextFeedback(senderSSRC: session.rtcpSSRC, mediaSSRC: mediaSSRC) {
             rounds += 1
-            guard let slot = sink.slot(for: session.transport) else {
-                counters.drop(.noSlot)
-                return
+            switch writeRTCP(feedback, to: session.transport, into: &sink) {
+            case .sent: counters.transportCCFeedbackSent &+= 1
+            case .tooLarge: continue
+            case .noSlot: return
             }
-            guard let length = try? feedback.write(to: slot) else {
-                counters.drop(.tooLarge)
-                continue
-            }
-            sink.commit(transport: session.transport, length: length, kind: .rtcp)
-            counters.transportCCFeedbackSent &+= 1
-            counters.rtcpSent &+= 1
         }
     }
 
@@ -100,16 +94,7 @@ extension Router {
             let end = min(blocks.count, start + 31)
             let report = ReceiverReport(ssrc: session.rtcpSSRC, reports: Array(blocks[start..<end]))
             start = end
-            guard let slot = sink.slot(for: session.transport) else {
-                counters.drop(.noSlot)
-                return
-            }
-            guard let length = try? report.write(to: slot) else {
-                counters.drop(.tooLarge)
-                continue
-            }
-            sink.commit(transport: session.transport, length: length, kind: .rtcp)
-            counters.rtcpSent &+= 1
+            if writeRTCP(report, to: session.transport, into: &sink) == .noSlot { return }
         }
     }
 
@@ -166,5 +151,32 @@ extension Router {
         return SenderReport(
             ssrc: downTrack.ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpTime, packetCount: downTrack.packetCount,
             octetCount: downTrack.octetCount)
+    }
+}
+
+/// What `Router.writeRTCP` did with one packet.
+enum RTCPWrite {
+    case sent
+    /// The connection cannot send now.
+    case noSlot
+    /// The packet did not fit a slot.
+    case tooLarge
+}
+
+extension Router {
+    /// Writes one RTCP packet for `transport` into `sink` and counts it
+    /// (`rtcpSent`), or counts why not (`noSlot`, `tooLarge`).
+    func writeRTCP(_ packet: some RTCPPacketWriter, to transport: TransportID, into sink: inout some PacketSink) -> RTCPWrite {
+        guard let slot = sink.slot(for: transport) else {
+            counters.drop(.noSlot)
+            return .noSlot
+        }
+        guard let length = try? packet.write(to: slot) else {
+            counters.drop(.tooLarge)
+            return .tooLarge
+        }
+        sink.commit(transport: transport, length: length, kind: .rtcp)
+        counters.rtcpSent &+= 1
+        return .sent
     }
 }

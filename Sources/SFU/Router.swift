@@ -451,17 +451,8 @@ public final class Router {
             // The home worker's router asks the publisher (and throttles too).
             relayedKeyframeRequests.append(RelayedKeyframeRequest(publisher: receiver.publisher, ssrc: mediaSSRC))
         } else {
-            guard let slot = sink.slot(for: receiver.publisher) else {
-                counters.drop(.noSlot)
-                return
-            }
             let pli = PictureLossIndication(senderSSRC: session.rtcpSSRC, mediaSSRC: mediaSSRC)
-            guard let length = try? pli.write(to: slot) else {
-                counters.drop(.tooLarge)
-                return
-            }
-            sink.commit(transport: receiver.publisher, length: length, kind: .rtcp)
-            counters.rtcpSent &+= 1
+            guard writeRTCP(pli, to: receiver.publisher, into: &sink) == .sent else { return }
             counters.pliSent &+= 1
         }
         receiver.stats.plisSent &+= 1
