@@ -15,8 +15,15 @@ struct ConnectionSink: PacketSink {
     let connections: MediaConnectionTable
     let egress: EgressQueue
     /// The slot `slot(for:)` handed out and the connection it was for, so
-    /// `commit` finds the connection without a second table lookup.
-    private var reserved: (slot: UnsafeMutableRawBufferPointer, connection: MediaConnection)?
+    /// `commit` finds the connection without a second table lookup. Held
+    /// unretained, so no retain and release per copy: sound because the
+    /// table owns the connection, `commit` uses it only for the transport
+    /// it was reserved for, and nothing removes a connection between a
+    /// `slot` and its `commit` (the router calls them back to back on the
+    /// worker's thread; removals are jobs between batches).
+    private var reserved: (
+        slot: UnsafeMutableRawBufferPointer, transport: TransportID, connection: Unmanaged<MediaConnection>
+    )?
 
     init(connections: MediaConnectionTable, egress: EgressQueue) {
         self.connections = connections
@@ -25,37 +32,46 @@ struct ConnectionSink: PacketSink {
 
     mutating func slot(for transport: TransportID) -> UnsafeMutableRawBufferPointer? {
         // Not ready: the router counts the packet as dropped (`noSlot`).
-        guard let connection = connections.byID[transport], connection.transport.isConnected,
-            connection.transport.selectedAddress != nil
+        guard let connection = connections.unretained[transport],
+            connection._withUnsafeGuaranteedRef({ $0.transport.isConnected && $0.transport.selectedAddress != nil })
         else { return nil }
         let slot = egress.reserve()
-        reserved = (slot, connection)
+        reserved = (slot, transport, connection)
         return UnsafeMutableRawBufferPointer(rebasing: slot[0..<(slot.count - Self.srtpSpare)])
     }
 
     mutating func commit(transport: TransportID, length: Int, kind: EgressKind) {
-        guard let (slot, connection) = reserved, connection.id == transport else { return }
+        guard let (slot, reservedTransport, connection) = reserved, reservedTransport == transport else { return }
         reserved = nil
-        switch kind {
-        case .rtp: queue(connection.transport.protectRTP(slot, length: length), on: connection)
-        case .rtcp: queue(connection.transport.protectRTCP(slot, length: length), on: connection)
-        }
+        queue(connection._withUnsafeGuaranteedRef { connection in
+            let protected = switch kind {
+            case .rtp: connection.transport.protectRTP(slot, length: length)
+            case .rtcp: connection.transport.protectRTCP(slot, length: length)
+            }
+            return (protected, connection.transport.selectedAddress, connection.selectedOverTCP)
+        })
     }
 
     /// Protects out of place: the header in the slot, the payload's tail
     /// encrypted from the ingress slot straight after it.
     mutating func commit(transport: TransportID, length: Int, appending tail: UnsafeRawBufferPointer) {
-        guard let (slot, connection) = reserved, connection.id == transport else { return }
+        guard let (slot, reservedTransport, connection) = reserved, reservedTransport == transport else { return }
         reserved = nil
-        queue(connection.transport.protectRTP(slot, length: length, appending: tail), on: connection)
+        queue(connection._withUnsafeGuaranteedRef { connection in
+            (connection.transport.protectRTP(slot, length: length, appending: tail), connection.transport.selectedAddress,
+             connection.selectedOverTCP)
+        })
     }
 
     /// Queues the reserved slot's `protected` bytes for the connection's
-    /// selected address (a refused protect, nil, is counted by the transport).
+    /// selected address (a refused protect, nil, is counted by the
+    /// transport). The closures above return what this needs rather than
+    /// call it: capturing the sink there cost a retain and release of its
+    /// tables per copy.
     @inline(__always)
-    private func queue(_ protected: Int?, on connection: MediaConnection) {
-        guard let protected, let destination = connection.transport.selectedAddress else { return }
-        if connection.selectedOverTCP {
+    private func queue(_ packet: (protected: Int?, destination: STUNAddress?, overTCP: Bool)) {
+        guard let protected = packet.protected, let destination = packet.destination else { return }
+        if packet.overTCP {
             egress.commitFrame(length: protected, to: destination)
         } else {
             egress.commitDatagram(length: protected, to: destination)

@@ -6,18 +6,24 @@ import SFU
 /// its USERNAME, everything else by the source address, which only an
 /// authenticated STUN check can add.
 final class MediaConnectionTable {
-    var byID: [TransportID: MediaConnection] = [:]
+    private(set) var byID: [TransportID: MediaConnection] = [:]
+    /// The same connections, unretained, for the packet path's one look-up
+    /// per copy (`ConnectionSink`): no retain and release per packet. Sound
+    /// because `byID` owns each one and an entry leaves both tables at once.
+    private(set) var unretained: [TransportID: Unmanaged<MediaConnection>] = [:]
     var byUfrag: [UfragKey: TransportID] = [:]
     var byAddress: [STUNAddress: TransportID] = [:]
     var counters = MediaWorkerCounters()
 
     func add(_ connection: MediaConnection) {
         byID[connection.id] = connection
+        unretained[connection.id] = Unmanaged.passUnretained(connection)
         if let key = UfragKey(connection.transport.localICE.ufrag) { byUfrag[key] = connection.id }
     }
 
     func remove(_ id: TransportID) {
         guard let connection = byID.removeValue(forKey: id) else { return }
+        unretained[id] = nil
         byUfrag = byUfrag.filter { $0.value != id }
         byAddress = byAddress.filter { $0.value != id }
         connection.transport.close()

@@ -36,13 +36,16 @@ extension Router {
         session.pacer?.setRate(bitsPerSecond: Int(session.estimator.estimate))
     }
 
-    /// Whether a copy for `downTrack` goes out now (true), or is to be
-    /// held (`hold`). Unpaced connections always go.
+    /// Whether a copy for `downTrack` (of `session`) goes out now (true),
+    /// or is to be held (`hold`). Unpaced connections always go. The pacer
+    /// is asked in place: testing `pacer != nil` first copied it, with a
+    /// retain and release of its queues, per copy.
     @inline(__always)
-    func mayLeaveNow(_ downTrack: DownTrack, size: Int, asRTX: Bool, now: MediaTime) -> Bool {
-        guard downTrack.session.pacer != nil else { return true }
+    func mayLeaveNow(_ downTrack: DownTrack, of session: SubscriberSession, size: Int, asRTX: Bool, now: MediaTime)
+        -> Bool
+    {
         let pacingClass: PacingClass = downTrack.kind == .audio ? .audio : asRTX ? .retransmission : .video
-        return downTrack.session.pacer!.admitDirect(size: size, class: pacingClass, now: now)
+        return session.pacer?.admitDirect(size: size, class: pacingClass, now: now) ?? true
     }
 
     /// Writes the copy into a held slot and queues it; its length, or nil

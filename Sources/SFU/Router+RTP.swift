@@ -237,9 +237,11 @@ extension Router {
         downTrack: DownTrack, now: MediaTime, into sink: inout some PacketSink
     ) -> Int? {
         let transport = downTrack.subscriber
+        // Read once: each read of an unowned reference is a runtime call.
+        let session = downTrack.session
         // A subscriber's pacer may hold the copy back (a burst over its
         // budget); it then leaves from `tick`.
-        guard mayLeaveNow(downTrack, size: view.bytes.count, asRTX: asRTX, now: now) else {
+        guard mayLeaveNow(downTrack, of: session, size: view.bytes.count, asRTX: asRTX, now: now) else {
             return hold(
                 view, payloadOffset: payloadOffset, parameters: parameters, asRTX: asRTX, downTrack: downTrack, now: now)
         }
@@ -247,7 +249,6 @@ extension Router {
             counters.drop(.noSlot)
             return nil
         }
-        let session = downTrack.session
         guard let head = downTrack.writeHead(
             view, payloadOffset: payloadOffset, parameters: parameters, asRTX: asRTX,
             transportSequence: session.sendHistory.nextWireSequence, into: slot)

@@ -34,7 +34,12 @@ public final class PeerTransport {
 
     private let ice: ICEAgent
     private let dtls: DTLSEndpoint
-    private var srtp: SRTPContext?
+    private var srtp: SRTPContext? { didSet { keyed = srtp.map(Unmanaged.passUnretained) } }
+    /// `srtp` unretained, for the per-packet calls: no retain and release
+    /// per packet. Sound: `srtp` owns it, and only connecting and closing
+    /// replace it, never while a packet is being protected or unprotected
+    /// (one thread owns this transport).
+    private var keyed: Unmanaged<SRTPContext>?
     private var isClosed = false
     private var events: [TransportEvent] = []
     private var eventsRead = 0
@@ -94,8 +99,8 @@ public final class PeerTransport {
         switch PeerTransport.classify(bytes) {
         case .rtp:
             guard ice.isValidated(source) else { return drop(.unvalidatedAddress) }
-            guard let srtp, failure == nil, !isClosed else { return drop(.notConnected) }
-            switch srtp.unprotectRTP(datagram, length: length) {
+            guard let srtp = keyed, failure == nil, !isClosed else { return drop(.notConnected) }
+            switch srtp._withUnsafeGuaranteedRef({ $0.unprotectRTP(datagram, length: length) }) {
             case .plaintext(let plain):
                 counters.rtpReceived &+= 1
                 return .rtp(length: plain)
@@ -103,8 +108,8 @@ public final class PeerTransport {
             }
         case .rtcp:
             guard ice.isValidated(source) else { return drop(.unvalidatedAddress) }
-            guard let srtp, failure == nil, !isClosed else { return drop(.notConnected) }
-            switch srtp.unprotectRTCP(datagram, length: length) {
+            guard let srtp = keyed, failure == nil, !isClosed else { return drop(.notConnected) }
+            switch srtp._withUnsafeGuaranteedRef({ $0.unprotectRTCP(datagram, length: length) }) {
             case .plaintext(let plain):
                 counters.rtcpReceived &+= 1
                 return .rtcp(length: plain)
@@ -204,11 +209,11 @@ public final class PeerTransport {
     /// SRTP length, nil when not connected or libsrtp refuses (counted).
     @inline(__always)
     public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
-        guard let srtp, failure == nil, !isClosed else {
+        guard let srtp = keyed, failure == nil, !isClosed else {
             counters.droppedNotConnected &+= 1
             return nil
         }
-        guard let protected = srtp.protectRTP(buffer, length: length) else {
+        guard let protected = srtp._withUnsafeGuaranteedRef({ $0.protectRTP(buffer, length: length) }) else {
             counters.protectFailures &+= 1
             return nil
         }
@@ -223,11 +228,11 @@ public final class PeerTransport {
     public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, appending tail: UnsafeRawBufferPointer)
         -> Int?
     {
-        guard let srtp, failure == nil, !isClosed else {
+        guard let srtp = keyed, failure == nil, !isClosed else {
             counters.droppedNotConnected &+= 1
             return nil
         }
-        guard let protected = srtp.protectRTP(buffer, length: length, appending: tail) else {
+        guard let protected = srtp._withUnsafeGuaranteedRef({ $0.protectRTP(buffer, length: length, appending: tail) }) else {
             counters.protectFailures &+= 1
             return nil
         }
@@ -238,11 +243,11 @@ public final class PeerTransport {
     /// As `protectRTP` for a compound RTCP packet.
     @inline(__always)
     public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
-        guard let srtp, failure == nil, !isClosed else {
+        guard let srtp = keyed, failure == nil, !isClosed else {
             counters.droppedNotConnected &+= 1
             return nil
         }
-        guard let protected = srtp.protectRTCP(buffer, length: length) else {
+        guard let protected = srtp._withUnsafeGuaranteedRef({ $0.protectRTCP(buffer, length: length) }) else {
             counters.protectFailures &+= 1
             return nil
         }

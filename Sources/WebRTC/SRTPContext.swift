@@ -54,9 +54,11 @@ public final class SRTPContext {
     static let outboundStreamLimit = 1024
 
     public let profile: SRTPProfile
-    /// nil after `close()`.
-    private var sender: (any SRTPCipher)?
-    private var receiver: (any SRTPCipher)?
+    /// Kept for the context's life (`let`: reading them per packet takes no
+    /// retain); `close()` only stops their use.
+    private let sender: any SRTPCipher
+    private let receiver: any SRTPCipher
+    private var isClosed = false
     private let outbound = SRTPStreamTable<SRTPOutboundStream>(initialCapacity: 16, limit: outboundStreamLimit)
     private let inbound = SRTPStreamTable<SRTPInboundStream>(initialCapacity: 16, limit: inboundStreamLimit)
 
@@ -81,22 +83,25 @@ public final class SRTPContext {
         remote: (rtp: SRTPSessionKeys, rtcp: SRTPSessionKeys)
     ) throws(WebRTCError) {
         self.profile = profile
+        let ciphers: (sender: (any SRTPCipher)?, receiver: (any SRTPCipher)?)
         switch profile {
         case .aeadAES128GCM:
-            sender = SRTPCipherAESGCM(rtp: local.rtp, rtcp: local.rtcp, encrypting: true)
-            receiver = SRTPCipherAESGCM(rtp: remote.rtp, rtcp: remote.rtcp, encrypting: false)
+            ciphers = (SRTPCipherAESGCM(rtp: local.rtp, rtcp: local.rtcp, encrypting: true),
+                       SRTPCipherAESGCM(rtp: remote.rtp, rtcp: remote.rtcp, encrypting: false))
         case .aes128CMSHA1_80:
-            sender = SRTPCipherAESCM(rtp: local.rtp, rtcp: local.rtcp)
-            receiver = SRTPCipherAESCM(rtp: remote.rtp, rtcp: remote.rtcp)
+            ciphers = (SRTPCipherAESCM(rtp: local.rtp, rtcp: local.rtcp), SRTPCipherAESCM(rtp: remote.rtp, rtcp: remote.rtcp))
         }
-        guard sender != nil, receiver != nil else { throw .dtlsTransport("OpenSSL refused an SRTP key") }
+        guard let sender = ciphers.sender, let receiver = ciphers.receiver else {
+            throw .dtlsTransport("OpenSSL refused an SRTP key")
+        }
+        self.sender = sender
+        self.receiver = receiver
     }
 
-    /// Frees both directions' cipher contexts; later calls fail (`nil` /
-    /// `.malformed`).
+    /// Later calls fail (`nil` / `.malformed`); both directions' cipher
+    /// contexts are freed with the context.
     public func close() {
-        sender = nil
-        receiver = nil
+        isClosed = true
     }
 
     // MARK: Protect
@@ -133,7 +138,7 @@ public final class SRTPContext {
     @inline(__always)
     private func seal(_ packet: UnsafeMutableRawPointer, written: Int, tail: UnsafeRawPointer, tailLength: Int) -> Int? {
         let header = UnsafeRawPointer(packet)
-        guard let sender, let headerLength = SRTPContext.rtpHeaderLength(header, length: written) else { return nil }
+        guard !isClosed, let headerLength = SRTPContext.rtpHeaderLength(header, length: written) else { return nil }
         let ssrc: UInt32 = header.loadBigEndian(at: 8)
         let sequence: UInt16 = header.loadBigEndian(at: 2)
         let slot = outbound.slot(of: ssrc) ?? outbound.insert(ssrc, SRTPOutboundStream())
@@ -153,7 +158,7 @@ public final class SRTPContext {
     /// index (4 bytes) and the tag. Nil once the SSRC's 2^31 SRTCP indices
     /// are spent (RFC 3711 section 9.2: rekey; years at 10 packets/s).
     public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
-        guard let sender, let base = buffer.baseAddress, length >= 8,
+        guard !isClosed, let base = buffer.baseAddress, length >= 8,
             length <= Int(Int32.max) - SRTPContext.maximumTrailerLength,
             buffer.count - length >= SRTPContext.maximumTrailerLength, base.load(as: UInt8.self) >> 6 == 2
         else { return nil }
@@ -171,7 +176,7 @@ public final class SRTPContext {
     /// Authenticates and decrypts the SRTP packet `buffer[0..<length]` in
     /// place; on success the RTP packet is `buffer[0..<length]` of the result.
     public func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> SRTPUnprotectResult {
-        guard let receiver, let base = buffer.baseAddress, length > 0, length <= buffer.count,
+        guard !isClosed, let base = buffer.baseAddress, length > 0, length <= buffer.count,
             let headerLength = SRTPContext.rtpHeaderLength(UnsafeRawPointer(base), length: length),
             length - headerLength >= receiver.tagLength
         else { return .dropped(.malformed) }
@@ -195,7 +200,7 @@ public final class SRTPContext {
 
     /// As `unprotectRTP` for SRTCP (either E flag).
     public func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> SRTPUnprotectResult {
-        guard let receiver, let base = buffer.baseAddress, length <= buffer.count,
+        guard !isClosed, let base = buffer.baseAddress, length <= buffer.count,
             length >= 8 + 4 + receiver.tagLength, base.load(as: UInt8.self) >> 6 == 2
         else { return .dropped(.malformed) }
         let packet = UnsafeRawPointer(base)
