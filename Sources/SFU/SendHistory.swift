@@ -8,19 +8,21 @@ import Packets
 struct SendHistory {
     static let capacity = 4096
 
-    private var sequences: [UInt64]
-    private var sendTimes: [UInt64]
-    private var sizes: [Int32]
-    private var clusters: [Int32]
+    /// One packet's record, 24 bytes: one array written per packet (one
+    /// uniqueness check, one cache line) rather than one per field.
+    private struct Entry {
+        var sequence: UInt64 = .max
+        var sendTime: UInt64 = 0
+        var size: Int32 = 0
+        /// -1: not a probe.
+        var cluster: Int32 = -1
+    }
+
+    private var entries = Array(repeating: Entry(), count: SendHistory.capacity)
     /// The next transport-wide sequence number, unwrapped (starts at 1).
     private(set) var next: UInt64 = 1
 
-    init() {
-        sequences = Array(repeating: .max, count: Self.capacity)
-        sendTimes = Array(repeating: 0, count: Self.capacity)
-        sizes = Array(repeating: 0, count: Self.capacity)
-        clusters = Array(repeating: -1, count: Self.capacity)
-    }
+    init() {}
 
     /// The 16 bits the next packet carries.
     var nextWireSequence: UInt16 { UInt16(truncatingIfNeeded: next) }
@@ -28,10 +30,9 @@ struct SendHistory {
     /// Records the packet just sent with `nextWireSequence` and moves on.
     mutating func record(size: Int, at time: MediaTime, probeCluster: Int? = nil) {
         let index = Int(truncatingIfNeeded: next) & (Self.capacity &- 1)
-        sequences[index] = next
-        sendTimes[index] = time.nanoseconds
-        sizes[index] = Int32(truncatingIfNeeded: size)
-        clusters[index] = probeCluster.map { Int32(truncatingIfNeeded: $0) } ?? -1
+        entries[index] = Entry(
+            sequence: next, sendTime: time.nanoseconds, size: Int32(truncatingIfNeeded: size),
+            cluster: probeCluster.map { Int32(truncatingIfNeeded: $0) } ?? -1)
         next &+= 1
     }
 
@@ -46,8 +47,8 @@ struct SendHistory {
     /// The send record of `sequence`, if the ring still holds it.
     func lookup(_ sequence: UInt64) -> (sendTime: MediaTime, size: Int, probeCluster: Int?)? {
         let index = Int(truncatingIfNeeded: sequence) & (Self.capacity &- 1)
-        guard sequence < next, sequences[index] == sequence else { return nil }
-        let cluster = clusters[index]
-        return (MediaTime(nanoseconds: sendTimes[index]), Int(sizes[index]), cluster < 0 ? nil : Int(cluster))
+        let entry = entries[index]
+        guard sequence < next, entry.sequence == sequence else { return nil }
+        return (MediaTime(nanoseconds: entry.sendTime), Int(entry.size), entry.cluster < 0 ? nil : Int(entry.cluster))
     }
 }
