@@ -34,7 +34,11 @@ public final class DownTrack {
     /// report's deltas give the subscriber link's loss.
     var previousReport: (highest: UInt32, lost: Int32, upstreamLost: Int64)?
     unowned let receiver: Receiver
-    unowned let session: SubscriberSession
+    /// Strong, so that reading it per copy is no runtime call (an unowned
+    /// read is one). The session's `downTracks` holds this DownTrack back: a
+    /// cycle the router breaks wherever it drops either (`removeDownTrack`,
+    /// `removeSubscriber`, its `deinit`).
+    let session: SubscriberSession
     /// Where the last packet written has its transport-wide number (the
     /// pacer writes it when the packet leaves); nil: it has none.
     var transportSequenceOffset: Int?

@@ -237,7 +237,6 @@ extension Router {
         downTrack: DownTrack, now: MediaTime, into sink: inout some PacketSink
     ) -> Int? {
         let transport = downTrack.subscriber
-        // Read once: each read of an unowned reference is a runtime call.
         let session = downTrack.session
         // A subscriber's pacer may hold the copy back (a burst over its
         // budget); it then leaves from `tick`.

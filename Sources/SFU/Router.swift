@@ -72,6 +72,11 @@ public final class Router {
         self.buffers = buffers
     }
 
+    deinit {
+        // Each DownTrack holds its session, which holds it (`DownTrack.session`).
+        for session in subscribers.values { session.downTracks.removeAll() }
+    }
+
     @inline(__always)
     static func key(_ transport: TransportID, _ ssrc: SSRC) -> UInt64 {
         UInt64(transport.rawValue) << 32 | UInt64(ssrc.rawValue)
