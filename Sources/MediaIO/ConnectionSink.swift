@@ -31,6 +31,9 @@ struct ConnectionSink: PacketSink {
     }
 
     mutating func slot(for transport: TransportID) -> UnsafeMutableRawBufferPointer? {
+        // A slot handed out and never committed (a write that failed) is
+        // forgotten here, so no later commit can reach it.
+        reserved = nil
         // Not ready: the router counts the packet as dropped (`noSlot`).
         guard let connection = connections.unretained[transport],
             connection._withUnsafeGuaranteedRef({ $0.transport.isConnected && $0.transport.selectedAddress != nil })

@@ -28,6 +28,9 @@ public final class Router {
     public internal(set) var counters = RouterCounters()
 
     var publishers: [TransportID: PublisherSession] = [:]
+    /// Drop a session only through `removeSubscriber` (or with the router):
+    /// its DownTracks hold it strongly (`DownTrack.session`), a cycle those
+    /// two break.
     var subscribers: [TransportID: SubscriberSession] = [:]
     var receivers: [TrackID: Receiver] = [:]
     /// (publisher, SSRC) -> receiver.
