@@ -68,7 +68,13 @@ public final class PeerTransport {
     public var selectedAddress: STUNAddress? { ice.selectedAddress }
 
     /// SRTP is keyed and nothing has failed or closed.
-    public var isConnected: Bool { srtp != nil && failure == nil && !isClosed }
+    public var isConnected: Bool { media != nil }
+
+    /// The SRTP context while media may flow (keyed, nothing failed or
+    /// closed), unretained (`keyed`): the one test every protect and
+    /// unprotect makes.
+    @inline(__always)
+    private var media: Unmanaged<SRTPContext>? { failure == nil && !isClosed ? keyed : nil }
 
     /// Whether `address` passed an authenticated STUN check.
     public func isValidated(_ address: STUNAddress) -> Bool { ice.isValidated(address) }
@@ -99,7 +105,7 @@ public final class PeerTransport {
         switch PeerTransport.classify(bytes) {
         case .rtp:
             guard ice.isValidated(source) else { return drop(.unvalidatedAddress) }
-            guard let srtp = keyed, failure == nil, !isClosed else { return drop(.notConnected) }
+            guard let srtp = media else { return drop(.notConnected) }
             switch srtp._withUnsafeGuaranteedRef({ $0.unprotectRTP(datagram, length: length) }) {
             case .plaintext(let plain):
                 counters.rtpReceived &+= 1
@@ -108,7 +114,7 @@ public final class PeerTransport {
             }
         case .rtcp:
             guard ice.isValidated(source) else { return drop(.unvalidatedAddress) }
-            guard let srtp = keyed, failure == nil, !isClosed else { return drop(.notConnected) }
+            guard let srtp = media else { return drop(.notConnected) }
             switch srtp._withUnsafeGuaranteedRef({ $0.unprotectRTCP(datagram, length: length) }) {
             case .plaintext(let plain):
                 counters.rtcpReceived &+= 1
@@ -209,7 +215,7 @@ public final class PeerTransport {
     /// SRTP length, nil when not connected or libsrtp refuses (counted).
     @inline(__always)
     public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
-        guard let srtp = keyed, failure == nil, !isClosed else {
+        guard let srtp = media else {
             counters.droppedNotConnected &+= 1
             return nil
         }
@@ -228,7 +234,7 @@ public final class PeerTransport {
     public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int, appending tail: UnsafeRawBufferPointer)
         -> Int?
     {
-        guard let srtp = keyed, failure == nil, !isClosed else {
+        guard let srtp = media else {
             counters.droppedNotConnected &+= 1
             return nil
         }
@@ -243,7 +249,7 @@ public final class PeerTransport {
     /// As `protectRTP` for a compound RTCP packet.
     @inline(__always)
     public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
-        guard let srtp = keyed, failure == nil, !isClosed else {
+        guard let srtp = media else {
             counters.droppedNotConnected &+= 1
             return nil
         }
