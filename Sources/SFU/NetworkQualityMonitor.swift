@@ -24,8 +24,13 @@ public struct NetworkQualityReport: Sendable, Hashable {
 ///   way, else VP8's, and the upstream burst ratio;
 /// - the level: `NetworkQualityLevel` on the mean MOS and loss of the last
 ///   `levelWindow` samples (one odd second does not flap the level), 0 once
-///   nothing arrived from the participant for `silenceTimeout` (no report
-///   at all before the first packet or that timeout);
+///   nothing arrived from the participant for `silenceTimeout`, or for
+///   twice its longest recent interval between packets when that is longer (no
+///   report at all before the first packet or that timeout). A participant
+///   that only receives is heard through its RTCP alone, and an RFC 3550
+///   client (GStreamer's webrtcbin) sends that 2-6 s apart: a fixed 5 s
+///   flapped its level between 0 and 5 every few seconds, each flip a
+///   `networkQuality` to everyone in the room;
 /// - the warnings: `QualityWarnings`;
 /// - what to send: the report when it differs from the last one sent and
 ///   the last was sent at least `minimumInterval` ago.
@@ -33,8 +38,13 @@ public struct NetworkQualityMonitor: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// "At most once a second" (PROTOCOL.md 3.8).
         public var minimumInterval: UInt64 = 1_000_000_000
-        /// "0: no media for 5 s".
+        /// "0: nothing from the participant for 5 s": the silence that
+        /// means level 0 for a participant heard at least every 2.5 s.
         public var silenceTimeout: UInt64 = 5_000_000_000
+        /// The longest silence that waits for level 0, however sparse the
+        /// participant's usual packets (RFC 3550's reports at its 5 s
+        /// minimum interval come at most 6.2 s apart: about twice that).
+        public var maximumSilenceTimeout: UInt64 = 12_000_000_000
         public var levelWindow = 3
         public var downstreamHold: UInt64 = 2_500_000_000
         public var thresholds = QualityWarnings.Thresholds()
@@ -53,6 +63,10 @@ public struct NetworkQualityMonitor: Sendable {
     public private(set) var lastRoundTripTime: Double?
     private var lastHeard: MediaTime
     private var everHeard = false
+    /// The last `gapWindow` intervals between the samples that heard the
+    /// participant, oldest first.
+    private var gaps: [UInt64] = []
+    private static let gapWindow = 8
     private var lastSent: (report: NetworkQualityReport, at: MediaTime)?
     private var downstream: (loss: Double?, jitter: Double?, at: MediaTime)?
     private var recent: [(mos: Double, loss: Double)] = []
@@ -68,10 +82,14 @@ public struct NetworkQualityMonitor: Sendable {
     /// One interval's measurements, taken at `now`.
     public mutating func record(_ sample: LinkSample, now: MediaTime) {
         if sample.heard {
+            if everHeard {
+                gaps.append(min(now.nanoseconds(since: lastHeard), configuration.maximumSilenceTimeout))
+                if gaps.count > Self.gapWindow { gaps.removeFirst() }
+            }
             lastHeard = now
             everHeard = true
         }
-        if now.nanoseconds(since: lastHeard) >= configuration.silenceTimeout {
+        if now.nanoseconds(since: lastHeard) >= silenceTimeout {
             warnings.record(QualityWarnings.Sample())
             recent.removeAll()
             lastMOS = nil
@@ -107,6 +125,13 @@ public struct NetworkQualityMonitor: Sendable {
         let meanLoss = recent.map(\.loss).reduce(0, +) / Double(recent.count)
         current = NetworkQualityReport(
             level: NetworkQualityLevel.level(mos: meanMOS, lossFraction: meanLoss), warnings: warnings.list)
+    }
+
+    /// How long without a packet means level 0: `silenceTimeout`, or twice
+    /// the longest of the participant's last 8 intervals between packets
+    /// when that is longer, up to `maximumSilenceTimeout`.
+    public var silenceTimeout: UInt64 {
+        min(max(2 * (gaps.max() ?? 0), configuration.silenceTimeout), configuration.maximumSilenceTimeout)
     }
 
     /// The report to send now, if any: marks it sent.

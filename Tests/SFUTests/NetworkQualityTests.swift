@@ -189,6 +189,53 @@ import WebRTC
         #expect(monitor.poll(now: start.adding(milliseconds: 7000))?.level == 5)
     }
 
+    /// A participant that only receives, heard through RTCP every 2-6 s
+    /// (RFC 3550's randomized interval at its 5 s minimum, GStreamer's
+    /// default), never flaps to 0; once it stops, 0 comes after twice its
+    /// longest recent interval, not 5 s.
+    @Test func sparseReportsAreNotSilenceButTheirStopIs() {
+        var monitor = NetworkQualityMonitor(now: start)
+        var silent = clean()
+        silent.heard = false
+        // Seconds between reports: the first interval is halved (RFC 3550
+        // 6.3.2), then anywhere in [2.05, 6.16] s.
+        let gaps = [2, 4, 6, 3, 6, 6, 2, 5, 6, 4, 3, 6, 6, 6, 2]
+        var second = 1
+        var sent: [Int] = []
+        monitor.record(clean(), now: start.adding(milliseconds: 1000))
+        if let report = monitor.poll(now: start.adding(milliseconds: 1000)) { sent.append(report.level) }
+        for gap in gaps {
+            for step in 1...gap {
+                let t = start.adding(milliseconds: UInt64(second + step) * 1000)
+                monitor.record(step == gap ? clean() : silent, now: t)
+                if let report = monitor.poll(now: t) { sent.append(report.level) }
+            }
+            second += gap
+        }
+        #expect(sent == [5])
+        // Intervals up to 6 s: 0 after 12 s of silence, not 5.
+        #expect(monitor.silenceTimeout == 12_000_000_000)
+        var silentFor = 0
+        while monitor.current?.level != 0 && silentFor < 30 {
+            silentFor += 1
+            monitor.record(silent, now: start.adding(milliseconds: UInt64(second + silentFor) * 1000))
+        }
+        #expect(silentFor == 12)
+    }
+
+    /// However sparse a participant's packets, 12 s of silence is level 0.
+    @Test func theSilenceBeforeLevelZeroIsCapped() {
+        var monitor = NetworkQualityMonitor(now: start)
+        for second in stride(from: 1, through: 121, by: 30) {
+            monitor.record(clean(), now: start.adding(milliseconds: UInt64(second) * 1000))
+        }
+        #expect(monitor.silenceTimeout == monitor.configuration.maximumSilenceTimeout)
+        // A publisher heard every second keeps the 5 s rule.
+        var everySecond = NetworkQualityMonitor(now: start)
+        for second in 1...20 { everySecond.record(clean(), now: start.adding(milliseconds: UInt64(second) * 1000)) }
+        #expect(everySecond.silenceTimeout == everySecond.configuration.silenceTimeout)
+    }
+
     @Test func nothingBeforeMediaAndLevelZeroWhenItNeverCame() {
         var monitor = NetworkQualityMonitor(now: start)
         monitor.record(LinkSample(), now: start.adding(milliseconds: 4999))
