@@ -1,5 +1,6 @@
 /// The level table of PROTOCOL.md 3.8 (README, "Network quality"): 5 is
-/// best, 0 means nothing arrived from the participant for 5 s. A level
+/// best, 0 means nothing arrived from the participant for 5 s (longer when
+/// its packets are sparse: `NetworkQualityMonitor.silenceTimeout`). A level
 /// needs both its MOS and its loss: loss has its own column because the
 /// E-model forgives loss on Opus (PLC, FEC) that video does not.
 ///
@@ -10,7 +11,7 @@
 /// | 3     | >= 3.6 | < 5%  |
 /// | 2     | >= 3.1 | < 10% |
 /// | 1     | media flows, anything worse |
-/// | 0     | no media from the participant for 5 s |
+/// | 0     | nothing from the participant for 5 s (`NetworkQualityMonitor.silenceTimeout`) |
 public enum NetworkQualityLevel {
     /// The rows for levels 5 down to 2: minimum MOS, loss fraction below.
     public static let rows: [(level: Int, minimumMOS: Double, lossBelow: Double)] = [
