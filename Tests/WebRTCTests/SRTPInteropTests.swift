@@ -148,4 +148,54 @@ struct InteropRandom: RandomNumberGenerator {
         tampered[3] &+= 1  // another sequence number, so not a replay
         #expect(ours.unprotectRTP(slot.buffer, length: slot.load(tampered)) == .dropped(.authentication))
     }
+
+    /// Payloads longer than the random ones above (1.5 to 3 KB, on and off
+    /// 16-byte blocks), protected by us and opened by libsrtp2 and the
+    /// reverse; and, protected with the payload's tail elsewhere, the same
+    /// bytes as protected in place.
+    @Test(arguments: SRTPProfile.allCases)
+    func longPayloadsBothWays(profile: SRTPProfile) throws {
+        let gcm = profile == .aeadAES128GCM
+        let key = SRTPContextTests.keys(profile, seed: 9)
+        let material = SRTPKeyingMaterial(profile: profile, local: key, remote: key)
+        let ours = try SRTPContext(material: material)
+        let oursInPlace = try SRTPContext(material: material)
+        let oursReceiving = try SRTPContext(material: material)
+        let libsrtpReceiving = try #require(LibSRTPSession(gcm: gcm, key: key, outbound: false))
+        let libsrtpSending = try #require(LibSRTPSession(gcm: gcm, key: key, outbound: true))
+        let size = 8192
+        let slot = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        let inPlace = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        let source = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { slot.deallocate(); inPlace.deallocate(); source.deallocate() }
+        var random = InteropRandom(state: 0x0C4A_0000 + UInt64(gcm ? 1 : 2))
+        for (n, payload) in [1519, 1520, 1535, 1536, 1537, 1551, 3071, 3072, 3073, 3100].enumerated() {
+            var plain: [UInt8] = [0x80, 96, 0, UInt8(n + 1), 0, 0, 0x0B, 0xB8, 0x12, 0x34, 0x56, 0x78]
+            plain += (0..<payload).map { _ in UInt8.random(in: 0...255, using: &random) }
+            // Ours to libsrtp2, the payload's tail elsewhere (from 0-9
+            // bytes into it).
+            plain.withUnsafeBytes { source.copyMemory(from: $0) }
+            let split = 12 + n
+            slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(source)[..<split]))
+            let tail = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(source)[split..<plain.count])
+            let length = try #require(ours.protectRTP(slot, length: split, appending: tail))
+            plain.withUnsafeBytes { inPlace.copyMemory(from: $0) }
+            let expected = try #require(oursInPlace.protectRTP(inPlace, length: plain.count))
+            #expect(Array(slot[..<length]) == Array(inPlace[..<expected]), "payload \(payload)")
+            guard case .success(let opened) = libsrtpReceiving.unprotect(slot.baseAddress!, length: length, rtcp: false)
+            else {
+                Issue.record("libsrtp2 refused our packet with a \(payload)-byte payload")
+                continue
+            }
+            #expect(Array(slot[..<opened]) == plain, "payload \(payload)")
+            // libsrtp2 to ours.
+            plain.withUnsafeBytes { slot.copyMemory(from: $0) }
+            let wire = try #require(libsrtpSending.protect(slot.baseAddress!, length: plain.count, rtcp: false))
+            guard case .plaintext(let plainLength) = oursReceiving.unprotectRTP(slot, length: wire) else {
+                Issue.record("we refused libsrtp2's packet with a \(payload)-byte payload")
+                continue
+            }
+            #expect(Array(slot[..<plainLength]) == plain, "payload \(payload)")
+        }
+    }
 }
