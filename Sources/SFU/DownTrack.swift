@@ -21,6 +21,9 @@ public final class DownTrack {
     /// Bytes and packets at the last report ticks, for `/Stats` bitrates.
     var rateMeter = RateMeter()
     var rtxSequence: UInt16
+    /// When each recent sequence number was last resent (NACKs answered at
+    /// most once per round trip).
+    var resent = RetransmissionLog()
     /// SR counters (RFC 3550 6.4.1: payload octets).
     var packetCount: UInt32 = 0
     var octetCount: UInt32 = 0

@@ -52,10 +52,20 @@ extension Router {
         switch packet {
         case .genericNACK(let nack):
             guard let downTrack = downTrackRoutes[Self.key(session.transport, nack.mediaSSRC)] else { return }
+            // A held track (switched off by the allocator or the subscriber)
+            // is not repaired: its picture is gone until it comes back with
+            // a keyframe, and on a congested link the copies crowd out the
+            // tracks still on (bwe-grid: 180 retransmissions in the 2 s
+            // after five of six tracks went off, and the loss they caused
+            // switched the sixth off too).
+            let repairs = !downTrack.isHeld
+            let interval = Self.resendInterval(session)
             for sequenceNumber in nack.lostSequenceNumbers {
                 counters.nackReceived &+= 1
                 downTrack.stats.nacks &+= 1
-                retransmit(sequenceNumber, downTrack: downTrack, now: now, into: &sink)
+                if repairs && downTrack.resent.mayResend(sequenceNumber, now: now, interval: interval) {
+                    retransmit(sequenceNumber, downTrack: downTrack, now: now, into: &sink)
+                }
             }
         case .pictureLossIndication(let pli):
             guard let downTrack = downTrackRoutes[Self.key(session.transport, pli.mediaSSRC)] else { return }
@@ -130,6 +140,22 @@ extension Router {
             downTrack.stats.roundTripTime = Double(rtt) / 65536
             session.roundTripTime = (Double(rtt) / 65536, now)
         }
+    }
+
+    /// How long after resending a packet a NACK for it is not answered
+    /// again: the connection's round trip (transport-cc's, which a queue
+    /// stretches; else the receiver reports'; 100 ms before either), within
+    /// 10 ms to 1 s.
+    static func resendInterval(_ session: SubscriberSession) -> UInt64 {
+        let rtt: UInt64
+        if session.hasDownlinkFeedback && session.transportCCExtensionID != nil {
+            rtt = session.estimator.roundTripTime
+        } else if let report = session.roundTripTime {
+            rtt = UInt64(max(0, report.seconds) * 1e9)
+        } else {
+            rtt = 100_000_000
+        }
+        return min(max(rtt, 10_000_000), 1_000_000_000)
     }
 
     /// Resends what `downTrack` sent as `sequenceNumber`, from the history:

@@ -21,7 +21,9 @@ import Packets
 ///   the most expensive track (`grid`) or the lowest priority group's most
 ///   expensive track (`collaboration`, `presentation`) steps down; with all
 ///   at their lowest step, the lowest priority track (the last in track
-///   order among equals) is switched off, if `trackSwitchOffMode` allows.
+///   order among equals) is switched off, if `trackSwitchOffMode` allows:
+///   at once while what is forwarded exceeds the estimate by more than
+///   25%, after 2 s of deficit within that (`switchOffTolerance`).
 /// - Upgrades need headroom and time: a step up must fit within 90% of the
 ///   lowest estimate of the last 5 s (`hold`), and a track changes layer
 ///   at most once per 5 s unless it must go down. With an estimate that
@@ -43,6 +45,20 @@ public struct StreamAllocator: Sendable {
     /// estimate (90%: the 10% left absorbs the estimate's noise and a
     /// keyframe burst of the new layer).
     public static let upgradeHeadroom = 900
+    /// A switch-off for congestion waits `switchOffDelay` (2 s) while what
+    /// is forwarded exceeds the estimate by at most this per-mille (125%);
+    /// a larger deficit switches off at once. Both sides are noisy where a
+    /// track is alone at its lowest layer: one delay-based cut sets the
+    /// estimate to 0.87 of the acknowledged rate, which is what is being
+    /// sent, and a keyframe in the 1-2 s window a layer is measured over
+    /// raised a 330 kbit/s track to 410-460. Switched off at the first
+    /// allocation that did not fit, bwe-grid's high-priority track (330
+    /// kbit/s on a 600 kbit/s link) went off three times in 20 s, each time
+    /// for 5 s or more. A link that really lacks the rate overuses or drops
+    /// again: the next cut leaves the band, or the deficit outlasts the
+    /// delay.
+    public static let switchOffTolerance = 1250
+    public static let switchOffDelay: UInt64 = 2_000_000_000
 
     public var profile: AllocationProfile
     /// What every track would need at its render cap (audio included,
@@ -59,6 +75,9 @@ public struct StreamAllocator: Sendable {
     /// Estimates of the last `hold`, oldest first.
     private var recentBudgets: [(time: MediaTime, bitrate: Int)] = []
     private var previousBudget: Int?
+    /// Since when the tracks, all at their lowest steps, have not fitted
+    /// the estimate (nil: they fit).
+    private var deficitSince: MediaTime?
 
     private struct Forwarded: Sendable {
         /// The layer forwarded; nil: switched off for `reason`.
@@ -193,15 +212,25 @@ public struct StreamAllocator: Sendable {
             }
         }
 
-        // Everyone: down until what is forwarded fits the estimate.
-        while total > videoBudget {
-            if let victim = stepDownVictim(candidates, below: nil) {
-                total -= candidates[victim].goDown()
-            } else if mayCut, let victim = switchOffVictim(candidates, below: nil) {
+        // Everyone: down until what is forwarded fits the estimate, steps
+        // first (at once), then switch-offs (see `switchOffTolerance`).
+        while total > videoBudget, let victim = stepDownVictim(candidates, below: nil) {
+            total -= candidates[victim].goDown()
+        }
+        if total <= videoBudget {
+            deficitSince = nil
+        } else if deficitSince == nil && mayCut {
+            deficitSince = now
+        }
+        if let since = deficitSince, mayCut || profile.trackSwitchOffMode == .detected {
+            let lasted = now.nanoseconds(since: since) >= Self.switchOffDelay
+            while total > videoBudget,
+                lasted || cutReason == .maxBandwidthReached || total * 1000 > videoBudget * Self.switchOffTolerance,
+                let victim = switchOffVictim(candidates, below: nil)
+            {
                 total -= candidates[victim].goDown(off: cutReason)
-            } else {
-                break
             }
+            if total <= videoBudget { deficitSince = nil }
         }
 
         // Up, within the headroom, in the mode's order.

@@ -235,6 +235,55 @@ import WebRTC
         #expect(room.router.downTrackStats(track: Room.video, subscriber: Room.alice)?.retransmissions == 2)
     }
 
+    /// A switched-off track's losses are not repaired: nothing of it is
+    /// shown until it comes back at a keyframe, and on a congested link
+    /// the copies would crowd out the tracks still on. Another
+    /// subscriber's NACK for the same track is still answered.
+    @Test func aSwitchedOffTrackIsNotRepaired() throws {
+        var room = try Room()
+        room.tick()
+        room.frame(0, keyframe: true)
+        for n in 1..<10 as Range<UInt16> { room.frame(n) }
+        _ = room.sink.drain()
+        try room.router.setSwitchedOffBySubscriber(track: Room.video, subscriber: Room.alice, true, now: room.now)
+        _ = room.sink.drain()
+        room.advance(ms: 100)
+        let nack = GenericNACK(senderSSRC: SSRC(5), mediaSSRC: SSRC(0xA1), lostSequenceNumbers: [102, 105])
+        room.router.receiveControl(nack, from: Room.alice, now: room.now, into: &room.sink)
+        #expect(try room.sink.drain().rtp(to: Room.alice).isEmpty)
+        #expect(room.router.counters.nackReceived == 2)
+        #expect(room.router.counters.retransmissions == 0)
+        #expect(room.router.downTrackStats(track: Room.video, subscriber: Room.alice)?.nacks == 2)
+
+        let bobNack = GenericNACK(senderSSRC: SSRC(6), mediaSSRC: SSRC(0xB1), lostSequenceNumbers: [60_003])
+        room.router.receiveControl(bobNack, from: Room.bob, now: room.now, into: &room.sink)
+        #expect(try room.sink.drain().rtp(to: Room.bob).count == 1)
+        #expect(room.router.counters.retransmissions == 1)
+    }
+
+    /// A NACK repeated before the copy could have arrived (within the
+    /// round trip: 100 ms before any report measured one) is not answered
+    /// again; after it, it is.
+    @Test func aPacketIsResentAtMostOncePerRoundTrip() throws {
+        var room = try Room()
+        room.tick()
+        room.frame(0, keyframe: true)
+        for n in 1..<10 as Range<UInt16> { room.frame(n) }
+        _ = room.sink.drain()
+        let nack = GenericNACK(senderSSRC: SSRC(5), mediaSSRC: SSRC(0xA1), lostSequenceNumbers: [102, 105])
+        room.router.receiveControl(nack, from: Room.alice, now: room.now, into: &room.sink)
+        #expect(try room.sink.drain().rtp(to: Room.alice).count == 2)
+        room.advance(ms: 60)
+        let again = GenericNACK(senderSSRC: SSRC(5), mediaSSRC: SSRC(0xA1), lostSequenceNumbers: [102, 105, 106])
+        room.router.receiveControl(again, from: Room.alice, now: room.now, into: &room.sink)
+        #expect(try room.sink.drain().rtp(to: Room.alice).map { Array($0.payload.prefix(2)) } == [[0, 106]])
+        room.advance(ms: 60)
+        room.router.receiveControl(again, from: Room.alice, now: room.now, into: &room.sink)
+        #expect(try room.sink.drain().rtp(to: Room.alice).map { Array($0.payload.prefix(2)) } == [[0, 102], [0, 105]])
+        #expect(room.router.counters.nackReceived == 8)
+        #expect(room.router.counters.retransmissions == 5)
+    }
+
     @Test func audioPauseStopsAudioToOneSubscriberAndResumesContiguously() throws {
         var room = try Room()
         var seq: UInt16 = 3000
