@@ -199,12 +199,19 @@ import WebRTC
         #expect(room.router.counters.dropped(.rtxProbe) == 2)
     }
 
-    @Test func nackIsAnsweredFromHistoryOnRTXOrThePrimarySSRC() throws {
+    /// A room whose subscribers were sent a keyframe and nine frames
+    /// (Alice's numbers 100-109, Bob's from 60,000), the sink drained.
+    static func roomWithTenFramesSent() throws -> Room {
         var room = try Room()
         room.tick()
         room.frame(0, keyframe: true)
         for n in 1..<10 as Range<UInt16> { room.frame(n) }
         _ = room.sink.drain()
+        return room
+    }
+
+    @Test func nackIsAnsweredFromHistoryOnRTXOrThePrimarySSRC() throws {
+        var room = try Self.roomWithTenFramesSent()
         room.advance(ms: 600)
         let nack = GenericNACK(senderSSRC: SSRC(5), mediaSSRC: SSRC(0xA1), lostSequenceNumbers: [102, 105])
         room.router.receiveControl(nack, from: Room.alice, now: room.now, into: &room.sink)
@@ -240,11 +247,7 @@ import WebRTC
     /// the copies would crowd out the tracks still on. Another
     /// subscriber's NACK for the same track is still answered.
     @Test func aSwitchedOffTrackIsNotRepaired() throws {
-        var room = try Room()
-        room.tick()
-        room.frame(0, keyframe: true)
-        for n in 1..<10 as Range<UInt16> { room.frame(n) }
-        _ = room.sink.drain()
+        var room = try Self.roomWithTenFramesSent()
         try room.router.setSwitchedOffBySubscriber(track: Room.video, subscriber: Room.alice, true, now: room.now)
         _ = room.sink.drain()
         room.advance(ms: 100)
@@ -265,11 +268,7 @@ import WebRTC
     /// round trip: 100 ms before any report measured one) is not answered
     /// again; after it, it is.
     @Test func aPacketIsResentAtMostOncePerRoundTrip() throws {
-        var room = try Room()
-        room.tick()
-        room.frame(0, keyframe: true)
-        for n in 1..<10 as Range<UInt16> { room.frame(n) }
-        _ = room.sink.drain()
+        var room = try Self.roomWithTenFramesSent()
         let nack = GenericNACK(senderSSRC: SSRC(5), mediaSSRC: SSRC(0xA1), lostSequenceNumbers: [102, 105])
         room.router.receiveControl(nack, from: Room.alice, now: room.now, into: &room.sink)
         #expect(try room.sink.drain().rtp(to: Room.alice).count == 2)
