@@ -222,7 +222,7 @@ public struct StreamAllocator: Sendable {
         } else if deficitSince == nil && mayCut {
             deficitSince = now
         }
-        if let since = deficitSince, mayCut || profile.trackSwitchOffMode == .detected {
+        if let since = deficitSince, profile.trackSwitchOffMode != .disabled {
             let lasted = now.nanoseconds(since: since) >= Self.switchOffDelay
             while total > videoBudget,
                 lasted || cutReason == .maxBandwidthReached || total * 1000 > videoBudget * Self.switchOffTolerance,
