@@ -12,10 +12,26 @@ struct AcknowledgedBitrate: Sendable {
 
     private var binStart: Int64?
     private var binBytes = 0
+    private var lastArrival: Int64 = 0
     private(set) var bitsPerSecond: Double?
 
     mutating func add(arrival: Int64, size: Int) {
         guard let start = binStart else {
+            binStart = arrival
+            binBytes = size
+            lastArrival = arrival
+            return
+        }
+        defer { lastArrival = max(lastArrival, arrival) }
+        if arrival - lastArrival > Self.binLength {
+            // Nothing arrived for longer than a bin: the packets were held
+            // (ICE-TCP's head-of-line blocking behind one retransmission) or
+            // none were sent, and either way the silence is no reading of
+            // the link's rate. Summed into the open bin it was one: a 400 ms
+            // stall at 340 kbit/s read 160 kbit/s, and the cut that followed
+            // switched a video off for 5 s. Drop the bin and start afresh at
+            // this packet, as libwebrtc's BitrateEstimator does after a full
+            // window without arrivals.
             binStart = arrival
             binBytes = size
             return

@@ -151,6 +151,49 @@ import Testing
         #expect(!sawOveruse)
         #expect(lowest >= 500_000, "lowest estimate \(lowest)")
     }
+
+    /// ICE-TCP's head-of-line blocking: one segment lost on the TCP leg
+    /// holds everything behind it until it is resent, then the whole queue
+    /// arrives at once. 340 kbit/s (an 850-byte packet every 20 ms), 5 ms
+    /// one way, one 400 ms stall. Those packets really were late, so the
+    /// trend may cut; but the link delivered everything, and the cut must
+    /// stay near what flows. Measured before the fix: the 400 ms without
+    /// arrivals was summed into one rate sample as if the link had been
+    /// idle, the acknowledged rate read 160 kbit/s, the cut landed at
+    /// 145 kbit/s, and the allocator switched the video off for 5 s
+    /// (icetcp-loss in CI).
+    @Test func tcpStallDoesNotCollapseTheEstimate() {
+        var estimator = BandwidthEstimator(configuration: .init(startBitsPerSecond: 300_000))
+        var pending: [PacketFeedback] = []
+        var sequence: UInt64 = 1
+        var lowest = UInt64.max
+        var lastArrival: Int64 = 0
+        let start: UInt64 = 1_000_000_000
+        let stallStart = start + 6_000_000_000
+        let stallEnd = stallStart + 400_000_000
+        for tick in 0..<(10 * 1000) {
+            let now = start + UInt64(tick) * 1_000_000
+            if tick % 20 == 0 {
+                estimator.onPacketSent(size: 850, at: MediaTime(nanoseconds: now))
+                var arrival = Int64(now) + 5_000_000
+                if now >= stallStart, now < stallEnd { arrival = Int64(stallEnd) + 5_000_000 }
+                // In order, the held queue draining at 2.5 times the send
+                // rate (TCP ramping up again after its retransmission).
+                arrival = max(arrival, lastArrival + 8_000_000)
+                lastArrival = arrival
+                pending.append(PacketFeedback(sequence: sequence, size: 850, sendTime: MediaTime(nanoseconds: now), arrival: arrival))
+                sequence += 1
+            }
+            if tick % 50 == 0 {
+                let cut = Int64(now)
+                let due = pending.filter { $0.arrival! <= cut }
+                pending.removeAll { $0.arrival! <= cut }
+                estimator.onFeedback(due, now: MediaTime(nanoseconds: now))
+                if tick >= 3000 { lowest = min(lowest, estimator.estimate) }
+            }
+        }
+        #expect(lowest >= 272_000, "lowest estimate \(lowest), 80% of the 340 kbit/s flowing is 272,000")
+    }
 }
 
 /// Media lost around a probe is the probe's cost (issue 13): it does not

@@ -201,8 +201,11 @@ import Glibc
         #expect(counters.upstream.queueDropped == 40 - received.count)
         #expect(counters.upstream.dropped == 0)
         if let first = arrivals.first, let last = arrivals.last {
-            // 10 datagrams behind the first, 10 ms each at the rate.
-            #expect(last.timeIntervalSince(first) >= 0.090, "\(last.timeIntervalSince(first)) s")
+            // 10 datagrams behind the first, 10 ms each at the rate: 100 ms.
+            // The bound leaves 30 ms for this thread reading the first one
+            // late on a busy machine (85.6 ms measured once under the whole
+            // suite); a relay that did not pace delivers all in under 5 ms.
+            #expect(last.timeIntervalSince(first) >= 0.070, "\(last.timeIntervalSince(first)) s")
         }
     }
 
