@@ -18,6 +18,8 @@ public struct SignalingEndpoint: Sendable {
     public let metrics: SignalingMetrics
     let clock: @Sendable () -> Date
     let subscribers = SubscriberStates()
+    /// Every session's once-a-second `tick`, from one task.
+    let ticker = SessionTicker()
 
     public init(
         node: Node, verifier: AccessTokenVerifier, settings: SignalingSettings = SignalingSettings(),
@@ -90,15 +92,17 @@ public struct SignalingEndpoint: Sendable {
         await run(session, inbound: inbound, outbound: outbound, logger: logger)
     }
 
-    /// Three loops until the first ends: frames in, the outbox out, and a
-    /// once-a-second liveness check. Then the socket closes (Hummingbird
-    /// closes it when the handler returns) and a drop is reported. A session
-    /// that ends on the server's side sends its close frame first and waits
-    /// for the client's (RFC 6455 section 7.1.2).
+    /// Two loops until the first ends: frames in and the outbox out, while
+    /// the endpoint's `ticker` checks liveness once a second. Then the
+    /// socket closes (Hummingbird closes it when the handler returns) and a
+    /// drop is reported. A session that ends on the server's side sends its
+    /// close frame first and waits for the client's (RFC 6455 section
+    /// 7.1.2).
     func run(
         _ session: SignalingSession, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
     ) async {
         let outbox = session.outbox
+        ticker.add(session)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -156,19 +160,10 @@ public struct SignalingEndpoint: Sendable {
                     closing.cancelAll()
                 }
             }
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    if await !session.tick() {
-                        // The 53002 is queued: the writer sends it and ends the
-                        // session; ending here could cancel it before it is sent.
-                        while !Task.isCancelled { try? await Task.sleep(for: .seconds(60)) }
-                    }
-                }
-            }
             await group.next()
             group.cancelAll()
         }
+        ticker.remove(session)
         await session.closed()
     }
 
