@@ -2,6 +2,12 @@
 # Sets up a Debian 12 machine to build, run and test Vroom. Idempotent: a
 # second run installs nothing and exits quickly.
 #
+#   scripts/bootstrap.sh [--bench]
+#
+# --bench also installs what ../shared/bench (and scripts/side-by-side-ab.sh)
+# needs to load the server and Janus: Janus itself, GStreamer's webrtcbin
+# with its Python bindings, and python3-websocket. CI does not run that bench.
+#
 # The Swift 6.3 toolchain and the mirror of Swift packages come with the
 # machine image (/opt/swift, /opt/swift-packages); this script checks for them
 # but cannot install them.
@@ -37,6 +43,17 @@ PACKAGES=(
   coturn
   openssl
 )
+BENCH_PACKAGES=(
+  janus
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-nice
+  python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0
+  python3-websocket curl
+)
+case "${1:-}" in
+  --bench) PACKAGES+=("${BENCH_PACKAGES[@]}") ;;
+  "") ;;
+  *) echo "usage: scripts/bootstrap.sh [--bench]" >&2; exit 2 ;;
+esac
 
 log() { printf '[bootstrap] %s\n' "$*"; }
 
