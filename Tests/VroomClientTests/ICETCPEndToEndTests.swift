@@ -117,19 +117,37 @@ extension ClientProcessTests {
             await RoomMediaTests.framesRead(bob, from: "alice") >= 60
         }
         // Consent checks go every 5 s: a resume that waited for one would
-        // take 0-5 s, so three resumes in under 2 s each are no luck.
+        // take 0-5 s, so three resumes in under 2 s each are no luck. The
+        // second and third cuts come within a second of the connection
+        // they cut, so the reconnect is held back 250 ms: packets must
+        // flow again when that hold ends, not at the next check's
+        // retransmission (about 1 s after the cut).
         let connections = relay.accepted
         var resumes: [Duration] = []
+        var firstPackets: [Duration] = []
         for _ in 0..<3 {
             relay.cut()
             let cutAt = ContinuousClock.now
-            let atCut = await RoomMediaTests.framesRead(bob, from: "alice")
+            let atCut = await RoomMediaTests.received(bob, from: "alice", "camera")
+            let framesAtCut = atCut?.frameNumbersRead ?? 0
+            var packetsAtCut = atCut?.packetsReceived ?? 0
+            var firstPacket: Duration?
             try await bob.wait(until: "bob decodes 15 more frames within 2 s of a reset", timeout: .seconds(2)) {
-                await RoomMediaTests.framesRead(bob, from: "alice") >= atCut + 15
+                let now = await RoomMediaTests.received(bob, from: "alice", "camera")
+                // The packets in flight at the cut land first: a resume is
+                // a packet after a quiet 30 ms (a frame's interval).
+                if firstPacket == nil, let packets = now?.packetsReceived, packets != packetsAtCut {
+                    if ContinuousClock.now - cutAt > .milliseconds(30) { firstPacket = ContinuousClock.now - cutAt }
+                    packetsAtCut = packets
+                }
+                return (now?.frameNumbersRead ?? 0) >= framesAtCut + 15
             }
             resumes.append(ContinuousClock.now - cutAt)
+            firstPackets.append(firstPacket ?? ContinuousClock.now - cutAt)
         }
-        print("ICE-TCP resets: 15 frames decoded again after \(resumes.map { $0.formatted(.units(allowed: [.milliseconds])) })")
+        let milliseconds: ([Duration]) -> [String] = { $0.map { $0.formatted(.units(allowed: [.milliseconds])) } }
+        print("ICE-TCP resets: packets again after \(milliseconds(firstPackets)), 15 frames decoded after \(milliseconds(resumes))")
+        #expect(firstPackets.allSatisfy { $0 < .milliseconds(800) }, "packets again after \(milliseconds(firstPackets))")
         #expect(relay.accepted > connections, "bob opened a new connection")
         alice.room.disconnect()
         bob.room.disconnect()

@@ -56,6 +56,10 @@ final class EnginePeerConnection: @unchecked Sendable {
     private var streamUnsent: [[UInt8]] = []
     /// No new TCP connection before this (1 s after a failed one).
     private var nextStreamAttempt = MediaTime(nanoseconds: 0)
+    /// Opens the connection at `nextStreamAttempt` when frames wait for it,
+    /// rather than at the next write (for a subscriber, the next check's
+    /// retransmission, up to a second later).
+    private var streamRetry: Scheduled<Void>?
     /// Frames dropped because the TCP connection's buffer was full (a
     /// congested link: media is dropped, never queued without bound).
     private(set) var droppedFrames = 0
@@ -363,7 +367,14 @@ final class EnginePeerConnection: @unchecked Sendable {
 
     private func openStream() {
         let now = EngineClock.now()
-        guard let tcp = paths.tcp, streamConnecting != tcp, now >= nextStreamAttempt, let address = socketAddress(tcp) else {
+        guard let tcp = paths.tcp, streamConnecting != tcp, let address = socketAddress(tcp) else { return }
+        guard now >= nextStreamAttempt else {
+            if streamRetry == nil {
+                streamRetry = eventLoop.scheduleTask(in: .nanoseconds(Int64(nextStreamAttempt.nanoseconds(since: now)))) { [self] in
+                    streamRetry = nil
+                    if !isClosed, stream == nil, !streamUnsent.isEmpty { openStream() }
+                }
+            }
             return
         }
         streamConnecting = tcp
@@ -467,6 +478,8 @@ final class EnginePeerConnection: @unchecked Sendable {
         timer = nil
         fallback?.cancel()
         fallback = nil
+        streamRetry?.cancel()
+        streamRetry = nil
         channel?.close(promise: nil)
         channel = nil
         stream?.close(promise: nil)
