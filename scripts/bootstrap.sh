@@ -48,6 +48,7 @@ BENCH_PACKAGES=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-nice
   python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0
   python3-websocket curl
+  linux-perf
 )
 case "${1:-}" in
   --bench) PACKAGES+=("${BENCH_PACKAGES[@]}") ;;
