@@ -6,7 +6,8 @@
 #
 # --bench also installs what ../shared/bench (and scripts/side-by-side-ab.sh)
 # needs to load the server and Janus: Janus itself, GStreamer's webrtcbin
-# with its Python bindings, and python3-websocket. CI does not run that bench.
+# with its Python bindings, python3-websocket, and perf for
+# scripts/profile-forwarding.sh. CI does not run that bench.
 #
 # The Swift 6.3 toolchain and the mirror of Swift packages come with the
 # machine image (/opt/swift, /opt/swift-packages); this script checks for them

@@ -28,7 +28,7 @@ KERNEL_CATEGORIES = [
 USER_CATEGORIES = [
     ("crypto libraries (SRTP, DTLS)", re.compile(r"libcrypto|libssl|libsrtp|libnss|libsoftokn|libfreebl")),
     ("Swift runtime (retain/release, exclusivity, allocation)", re.compile(r"libswiftCore|libswift_Concurrency")),
-    ("libc (memcpy, malloc, locks)", re.compile(r"libc\.so|libc-|ld-linux|libm\.so")),
+    ("libc (memcpy, malloc, locks, the vDSO's clock)", re.compile(r"libc\.so|libc-|ld-linux|libm\.so|\[vdso\]")),
     ("other libraries (Foundation, GLib, ...)", re.compile(r"\.so")),
 ]
 OWN = "the SFU's own code"
@@ -59,7 +59,7 @@ def samples(lines):
         yield header, frames
 
 
-def classify(frames, binary):
+def classify(frames, own):
     if not frames:
         return UNKNOWN
     kernel = [s for s, dso in frames if "kernel" in dso]
@@ -68,15 +68,13 @@ def classify(frames, binary):
             if any(any(m in s for m in markers) for s in kernel):
                 return name
         return OTHER_KERNEL
-    leaf_symbol, leaf_dso = frames[0]
-    if binary.search(leaf_dso):
+    leaf_dso = frames[0][1]
+    if own.search(leaf_dso):
         return OWN
     for name, pattern in USER_CATEGORIES:
         if pattern.search(leaf_dso):
             return name
-    if leaf_dso == "[unknown]":
-        return UNKNOWN
-    return OWN
+    return UNKNOWN
 
 
 def main():

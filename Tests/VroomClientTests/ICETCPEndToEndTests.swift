@@ -134,10 +134,12 @@ extension ClientProcessTests {
             var firstPacket: Duration?
             try await bob.wait(until: "bob decodes 15 more frames within 2 s of a reset", timeout: .seconds(2)) {
                 let now = await RoomMediaTests.received(bob, from: "alice", "camera")
-                // The packets in flight at the cut land first: a resume is
-                // a packet after a quiet 30 ms (a frame's interval).
+                // The packets in flight at the cut land first: packets
+                // counted within 30 ms of the cut (a frame's interval) are
+                // not the resume.
                 if firstPacket == nil, let packets = now?.packetsReceived, packets != packetsAtCut {
-                    if ContinuousClock.now - cutAt > .milliseconds(30) { firstPacket = ContinuousClock.now - cutAt }
+                    let elapsed = ContinuousClock.now - cutAt
+                    if elapsed > .milliseconds(30) { firstPacket = elapsed }
                     packetsAtCut = packets
                 }
                 return (now?.frameNumbersRead ?? 0) >= framesAtCut + 15
