@@ -26,6 +26,7 @@ public final class ServerProcess: @unchecked Sendable {
             self?.lock.withLock { self?.log += text }
         }
         try process.run()
+        ServerLogWatch.started(self)
     }
 
     /// `vroom-server --dev` on kernel-chosen loopback ports (HTTP and one
