@@ -346,21 +346,3 @@ public final class ClusterNode: RoomPlacement {
         }
     }
 }
-
-/// The database did not answer in time.
-struct DatabaseTimeout: Error {}
-
-/// `body`'s result, or ``DatabaseTimeout`` once `limit` has passed (the
-/// body is cancelled).
-func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw DatabaseTimeout() }
-        return value
-    }
-}
