@@ -92,29 +92,43 @@ public struct SignalingEndpoint: Sendable {
         await run(session, inbound: inbound, outbound: outbound, logger: logger)
     }
 
-    /// Two loops until the first ends: frames in and the outbox out, while
-    /// the endpoint's `ticker` checks liveness once a second. Then the
-    /// socket closes (Hummingbird closes it when the handler returns) and a
-    /// drop is reported. A session that ends on the server's side sends its
-    /// close frame first and waits for the client's (RFC 6455 section
-    /// 7.1.2).
+    /// Three loops: the reader queues the client's frames in the session's
+    /// inbox as they arrive (``SessionInbox``), the handler runs them one at
+    /// a time, and the writer sends the outbox, while the endpoint's `ticker`
+    /// checks liveness once a second. When the handler (after the frames
+    /// the client sent before it closed) or the writer ends, the socket
+    /// closes (Hummingbird closes it when this returns) and a drop is
+    /// reported. A session that ends on the server's side sends its close
+    /// frame first and waits for the client's (RFC 6455 section 7.1.2).
     func run(
         _ session: SignalingSession, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
     ) async {
+        enum Loop { case reader, handler, writer }
         let outbox = session.outbox
+        let inbox = SessionInbox(capacity: settings.inboxCapacity, byteCapacity: settings.inboxByteCapacity)
         ticker.add(session)
-        await withTaskGroup(of: Void.self) { group in
+        await withTaskGroup(of: Loop.self) { group in
             group.addTask {
+                defer { inbox.finish() }
                 do {
-                    for try await message in inbound.messages(maxSize: 1 << 20) {
-                        switch message {
-                        case .text(let text): await session.receive(text)
-                        case .binary: await session.receiveBinary()
-                        }
+                    for try await message in inbound.messages(maxSize: 1 << 20) where !inbox.put(message) {
+                        logger.notice("signaling client sends faster than its requests are handled: its inbox overflowed, cutting it off")
+                        return .writer  // ends the session now, not after the queued frames
                     }
                 } catch {
                     logger.debug("signaling socket read ended: \(error)")
                 }
+                return .reader
+            }
+            group.addTask {
+                for await message in inbox.frames {
+                    inbox.taken(message)
+                    switch message {
+                    case .text(let text): await session.receive(text)
+                    case .binary: await session.receiveBinary()
+                    }
+                }
+                return .handler
             }
             group.addTask {
                 do {
@@ -141,12 +155,17 @@ public struct SignalingEndpoint: Sendable {
                     }
                 } catch {
                     logger.debug("signaling socket write ended: \(error)")
-                    return
+                    return .writer
                 }
                 if outbox.overflowed {
                     logger.notice("signaling client does not read: its outbox overflowed, cutting it off")
-                    return
+                    return .writer
                 }
+                // Another loop ended the session (the client closed, or
+                // was cut off): Hummingbird's own close follows. A close
+                // written from this cancelled task would be dropped, and
+                // then waited for.
+                if Task.isCancelled { return .writer }
                 // The session ended on our side (leave, a `disconnected`):
                 // close the WebSocket from this task and give the client 2 s
                 // to answer; its close frame ends the reader, and with it
@@ -159,8 +178,11 @@ public struct SignalingEndpoint: Sendable {
                     try? await Task.sleep(for: .seconds(2))
                     closing.cancelAll()
                 }
+                return .writer
             }
-            await group.next()
+            // The reader's end is not the session's: the handler first
+            // runs what the client sent before it closed.
+            while let ended = await group.next(), ended == .reader {}
             group.cancelAll()
         }
         ticker.remove(session)

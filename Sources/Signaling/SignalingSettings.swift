@@ -17,6 +17,11 @@ public struct SignalingSettings: Sendable {
     /// client is cut off rather than allowed to hold memory or stall the room.
     /// 1024 covers a burst of a 50-person room's joins with wide margin.
     public var outboxCapacity = 1024
+    /// Client frames read and not yet handled (a request waiting on the
+    /// database holds those behind it); past either bound the client is cut
+    /// off. A well-behaved client has a few queued at most.
+    public var inboxCapacity = 256
+    public var inboxByteCapacity = 4 << 20
     /// Makes `joined.iceServers` for the participant that joined (or
     /// resumed), at the time given: TURN credentials when the server has a
     /// TURN server (PROTOCOL.md section 9), else none.

@@ -338,6 +338,32 @@ extension ClientProcessTests {
         #expect(ContinuousClock.now - dead < .seconds(1), "answered after \(ContinuousClock.now - dead)")
     }
 
+    /// A join held up by the database (its placement table locked) is
+    /// answered 53006 once the placement timeout (3 s) passes, while the
+    /// lock is still held; meanwhile the socket stays up, though the
+    /// server's WebSocket pings (every 0.5 s here) need the client's pongs
+    /// read. Once the table is free, a join goes through.
+    @Test func aJoinHeldUpByTheDatabaseIs53006AndItsSocketStaysUpMeanwhile() async throws {
+        let cluster = try await ClientHarness.offPool { try Cluster(count: 1, extra: ["--ping-interval", "0.5"]) }
+        defer { cluster.stop() }
+        let lock = try await ClientHarness.offPool {
+            try cluster.database.holdLock(on: "room_placement", seconds: 10, database: "vroom")
+        }
+        defer { lock.terminate() }
+        let alice = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("alice", room: "held", publishing: false)))
+        let refused = try await alice.wait(for: "alice's join answered", timeout: .seconds(15)) {
+            if case .failedToConnect = $0 { return true }
+            return $0.name == "connected"
+        }
+        #expect(refused.name == "failedToConnect(53006)", "\(alice.names)")
+        #expect(lock.isRunning, "answered while the table was still locked")
+
+        while lock.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        let bob = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("bob", room: "held", publishing: false)))
+        try await bob.wait(for: "bob connected") { $0.name == "connected" }
+        bob.room.disconnect()
+    }
+
     @Test func aKilledOwnersPendingStatusCallbacksAreDeliveredByTheOtherNodeWithoutGaps() async throws {
         // The room's StatusCallback receiver is down (connections refused)
         // while the owner queues the room's callbacks.
