@@ -103,22 +103,24 @@ public struct SignalingEndpoint: Sendable {
     func run(
         _ session: SignalingSession, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
     ) async {
-        enum Loop { case reader, handler, writer }
+        enum Ended { case reading, session }
         let outbox = session.outbox
         let inbox = SessionInbox(capacity: settings.inboxCapacity, byteCapacity: settings.inboxByteCapacity)
         ticker.add(session)
-        await withTaskGroup(of: Loop.self) { group in
+        await withTaskGroup(of: Ended.self) { group in
             group.addTask {
                 defer { inbox.finish() }
                 do {
-                    for try await message in inbound.messages(maxSize: 1 << 20) where !inbox.put(message) {
-                        logger.notice("signaling client sends faster than its requests are handled: its inbox overflowed, cutting it off")
-                        return .writer  // ends the session now, not after the queued frames
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard inbox.put(message) else {
+                            logger.notice("signaling client sends faster than its requests are handled: its inbox overflowed, cutting it off")
+                            return .session  // now, not after the queued frames
+                        }
                     }
                 } catch {
                     logger.debug("signaling socket read ended: \(error)")
                 }
-                return .reader
+                return .reading
             }
             group.addTask {
                 for await message in inbox.frames {
@@ -128,7 +130,7 @@ public struct SignalingEndpoint: Sendable {
                     case .binary: await session.receiveBinary()
                     }
                 }
-                return .handler
+                return .session
             }
             group.addTask {
                 do {
@@ -155,17 +157,17 @@ public struct SignalingEndpoint: Sendable {
                     }
                 } catch {
                     logger.debug("signaling socket write ended: \(error)")
-                    return .writer
+                    return .session
                 }
                 if outbox.overflowed {
                     logger.notice("signaling client does not read: its outbox overflowed, cutting it off")
-                    return .writer
+                    return .session
                 }
                 // Another loop ended the session (the client closed, or
                 // was cut off): Hummingbird's own close follows. A close
                 // written from this cancelled task would be dropped, and
                 // then waited for.
-                if Task.isCancelled { return .writer }
+                if Task.isCancelled { return .session }
                 // The session ended on our side (leave, a `disconnected`):
                 // close the WebSocket from this task and give the client 2 s
                 // to answer; its close frame ends the reader, and with it
@@ -178,11 +180,11 @@ public struct SignalingEndpoint: Sendable {
                     try? await Task.sleep(for: .seconds(2))
                     closing.cancelAll()
                 }
-                return .writer
+                return .session
             }
             // The reader's end is not the session's: the handler first
             // runs what the client sent before it closed.
-            while let ended = await group.next(), ended == .reader {}
+            while let ended = await group.next(), ended == .reading {}
             group.cancelAll()
         }
         ticker.remove(session)
