@@ -162,16 +162,15 @@ extension MediaPlaneScenarios {
         // The NACK leaves when the first packet after the gap arrives; the
         // rest of the round may still be on its way to the router (5 s).
         var stats = await session.plane.roomStatistics(room: session.room)
-        func videoPackets() -> UInt64 {
-            let video = stats.participants[session.publisherSID]?.published.first { $0.track == session.videoTrack }
-            return video?.receiver.stats.packets ?? 0
+        func publishedVideo() -> PublishedTrackStatistics<TrackSID>? {
+            stats.participants[session.publisherSID]?.published.first { $0.track == session.videoTrack }
         }
         let deadline = ContinuousClock.now + .seconds(5)
-        while videoPackets() < 10, ContinuousClock.now < deadline {
+        while (publishedVideo()?.receiver.stats.packets ?? 0) < 10, ContinuousClock.now < deadline {
             await TestPeer.pump([session.publisher, session.subscriber], for: .milliseconds(20))
             stats = await session.plane.roomStatistics(room: session.room)
         }
-        let video = try #require(stats.participants[session.publisherSID]?.published.first { $0.track == session.videoTrack })
+        let video = try #require(publishedVideo())
         #expect(video.receiver.stats.packets == 10)
         #expect(video.receiver.stats.lost == 1)
         #expect(video.receiver.stats.nacksSent >= 1)
