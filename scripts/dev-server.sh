@@ -52,6 +52,9 @@ start_dev_server() {
 
 stop_dev_server() {
   if kill -0 "$server_pid" 2> /dev/null; then
+    # A second SIGTERM ends the server's wait for participants still connected.
+    kill -TERM "$server_pid" 2> /dev/null || true
+    for _ in $(seq 10); do kill -0 "$server_pid" 2> /dev/null || break; sleep 0.1; done
     kill -TERM "$server_pid" 2> /dev/null || true
     for _ in $(seq 50); do kill -0 "$server_pid" 2> /dev/null || break; sleep 0.1; done
     kill -KILL "$server_pid" 2> /dev/null || true

@@ -56,6 +56,9 @@ pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 stop_pid() {
   if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then
+    # A second SIGTERM ends a server's wait for participants still connected.
+    kill -TERM "$1" 2>/dev/null
+    for _ in $(seq 10); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
     kill -TERM "$1" 2>/dev/null
     for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$1" 2>/dev/null

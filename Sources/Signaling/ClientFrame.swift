@@ -23,20 +23,26 @@ struct ClientFrame: Decodable {
             verdict = .invalid(id: nil, SignalingError(decoding: error))
             return
         }
+        let type: String
         do {
-            let type = try envelope.decode(String.self, forKey: .type)
+            type = try envelope.decode(String.self, forKey: .type)
+        } catch {
+            verdict = .invalid(id: id, SignalingError(decoding: error))
+            return
+        }
+        do {
             guard let message = try ClientMessage(type: type, from: decoder) else {
                 // Forward compatible: a newer client's notice is ignored, its request refused.
                 guard let id else {
                     verdict = .ignored(type: type)
                     return
                 }
-                verdict = .invalid(id: id, .invalidMessage("unknown type '\(type)'"))
+                verdict = .invalid(id: id, .invalidMessage("unknown type '\(type)'"), type: type)
                 return
             }
             verdict = .request(message, id: id)
         } catch {
-            verdict = .invalid(id: id, SignalingError(decoding: error))
+            verdict = .invalid(id: id, SignalingError(decoding: error), type: type)
         }
     }
 }

@@ -6,6 +6,8 @@ public enum DecodedFrame: Sendable, Equatable {
     /// move on (forward compatible; a newer client may send types we lack).
     case ignored(type: String)
     /// A frame that cannot be used: answer `error` with `id` (when the frame
-    /// had a readable string `id`) and the error's code, 53003.
-    case invalid(id: String?, SignalingError)
+    /// had a readable string `id`) and the error's code, 53003. `type`, when
+    /// the frame had a readable one: a malformed `join` is a refused join,
+    /// after which the server closes the socket (PROTOCOL.md section 1).
+    case invalid(id: String?, SignalingError, type: String? = nil)
 }

@@ -56,8 +56,13 @@ actor SignalingSession {
         lastFrame = clock()
         guard !ended else { return }
         switch SignalingCodec.decode(frame) {
-        case .invalid(let id, let error):
-            reply(error.errorMessage(id: id))
+        case .invalid(let id, let error, let type):
+            // A malformed join is a refused join: answered, then the socket closes.
+            if type == "join", participant == nil {
+                refuse(error, id: id)
+            } else {
+                reply(error.errorMessage(id: id))
+            }
         case .ignored(let type):
             logger.debug("ignoring a message of unknown type \(type)")
         case .request(let message, let id):

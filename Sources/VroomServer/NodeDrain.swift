@@ -4,7 +4,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The node's draining state (PROTOCOL.md section 6, `/readyz`), entered when
-/// graceful shutdown begins (SIGTERM, SIGINT).
+/// graceful shutdown begins (SIGTERM, SIGINT, `POST /v1/Node/Drain`). Another
+/// SIGTERM or SIGINT while draining ends the wait at once (`stopWaiting`).
 ///
 /// As a service it sits last in the `ServiceGroup`, so it is the first to
 /// hear of the shutdown: it marks the node draining, then holds the HTTP
@@ -15,6 +16,7 @@ import Synchronization
 /// while the rooms finish.
 final class NodeDrain: Service {
     private let draining = Atomic<Bool>(false)
+    private let waitStopped = Atomic<Bool>(false)
     private let timeout: Duration
     private let participants: @Sendable () async -> Int
     private let started: @Sendable () async -> Void
@@ -45,6 +47,10 @@ final class NodeDrain: Service {
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
+    /// Ends the wait for the last participant now (a second SIGTERM or
+    /// SIGINT): the rooms move, or end with the node, as at the timeout.
+    func stopWaiting() { waitStopped.store(true, ordering: .relaxed) }
+
     func run() async throws {
         // Throws only when the group is cancelled: then there is nothing to drain.
         do { try await gracefulShutdown() } catch { return }
@@ -54,7 +60,7 @@ final class NodeDrain: Service {
         var remaining = await participants()
         logger.notice("draining: \(remaining) participant(s), stopping within \(timeout)")
         // 100 ms: a departure is noticed well within a load balancer's probe period (Kubernetes: 10 s).
-        while remaining > 0, ContinuousClock.now < deadline {
+        while remaining > 0, ContinuousClock.now < deadline, !waitStopped.load(ordering: .relaxed) {
             try? await Task.sleep(for: .milliseconds(100))
             if Task.isCancelled { return }
             remaining = await participants()

@@ -46,6 +46,8 @@ struct ServerConfiguration: Encodable, Equatable {
         /// `MaxParticipants` of a room created by a join, or by a REST create
         /// that names none (50, Twilio's group-room default).
         var defaultMaxParticipants = 50
+        /// Publications per participant; more fail with 53203.
+        var maxTracksPerParticipant = 16
         var reconnectWindowSeconds: Double = 30
         /// Defaults of rooms created by a join (REST sets its own, in minutes).
         var emptyRoomTimeoutSeconds: Double = 300
@@ -72,10 +74,13 @@ struct ServerConfiguration: Encodable, Equatable {
     struct Shutdown: Encodable, Equatable {
         /// After SIGTERM the node reads `draining` on `/readyz` and keeps
         /// serving its rooms until the last participant leaves or this many
-        /// seconds pass, then stops. 0 (the default) stops at once, as a
-        /// test harness wants; a load balancer wants a few seconds (Docker
-        /// waits 10 s before SIGKILL, Kubernetes 30 s).
-        var drainTimeoutSeconds: Double = 0
+        /// seconds pass, then moves what is left (a cluster member) and
+        /// stops. 1800 by default (PROTOCOL.md section 8): rooms finish on
+        /// their own. A second SIGTERM or SIGINT ends the wait at once; a
+        /// supervisor's kill timeout must cover it (systemd's TimeoutStopSec,
+        /// Docker's stop grace period, Kubernetes'
+        /// terminationGracePeriodSeconds).
+        var drainTimeoutSeconds: Double = 1800
     }
 
     /// A TURN server sharing a secret with the nodes (PROTOCOL.md section 9,
@@ -183,6 +188,8 @@ extension ServerConfiguration {
         rooms.maxParticipantsLimit = reader.int(forKey: "rooms.maxParticipantsLimit", default: d.rooms.maxParticipantsLimit)
         rooms.defaultMaxParticipants = reader.int(
             forKey: "rooms.defaultMaxParticipants", default: min(d.rooms.defaultMaxParticipants, rooms.maxParticipantsLimit))
+        rooms.maxTracksPerParticipant = reader.int(
+            forKey: "rooms.maxTracksPerParticipant", default: d.rooms.maxTracksPerParticipant)
         rooms.reconnectWindowSeconds = reader.double(forKey: "rooms.reconnectWindowSeconds", default: d.rooms.reconnectWindowSeconds)
         rooms.emptyRoomTimeoutSeconds = reader.double(forKey: "rooms.emptyRoomTimeoutSeconds", default: d.rooms.emptyRoomTimeoutSeconds)
         rooms.unusedRoomTimeoutSeconds = reader.double(
@@ -250,6 +257,9 @@ extension ServerConfiguration {
             throw ConfigurationError(
                 "rooms.defaultMaxParticipants (--default-max-participants) must be in 1...\(rooms.maxParticipantsLimit) (rooms.maxParticipantsLimit)")
         }
+        guard rooms.maxTracksPerParticipant >= 1 else {
+            throw ConfigurationError("rooms.maxTracksPerParticipant (--max-tracks) must be at least 1")
+        }
         guard shutdown.drainTimeoutSeconds >= 0 else {
             throw ConfigurationError("shutdown.drainTimeoutSeconds (--drain-timeout) must not be negative")
         }
@@ -306,6 +316,7 @@ extension ServerConfiguration {
         c.maxParticipantsPerNode = rooms.maxParticipantsPerNode
         c.maxParticipantsLimit = rooms.maxParticipantsLimit
         c.defaultMaxParticipants = rooms.defaultMaxParticipants
+        c.maxTracksPerParticipant = rooms.maxTracksPerParticipant
         c.reconnectWindow = rooms.reconnectWindowSeconds
         c.emptyRoomTimeout = rooms.emptyRoomTimeoutSeconds
         c.unusedRoomTimeout = rooms.unusedRoomTimeoutSeconds

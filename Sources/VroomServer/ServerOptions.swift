@@ -73,6 +73,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "MaxParticipants of a room created by a join (or a REST create that names none).")
     var defaultMaxParticipants: Int?
 
+    @Option(help: "Publications a participant may have at once (53203 above it; default 16).")
+    var maxTracks: Int?
+
     @Option(help: "Seconds a dropped participant may resume (PROTOCOL.md 3.6).")
     var reconnectWindow: Double?
 
@@ -103,7 +106,7 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Longest wait in seconds between two attempts of a status callback.")
     var webhookRetryMax: Double?
 
-    @Option(help: "Seconds after SIGTERM that the node, reading 'draining' on /readyz, keeps serving until its last participant leaves (default 0).")
+    @Option(help: "Seconds after SIGTERM that the node, reading 'draining' on /readyz, keeps serving until its last participant leaves; a second SIGTERM ends the wait (default 1800).")
     var drainTimeout: Double?
 
     @Option(help: "Base URL of the REST API's absolute links, e.g. https://video.example.com (default: the request's Host).")
@@ -153,6 +156,7 @@ struct ServerOptions: ParsableArguments {
         set("rooms.maxParticipantsPerNode", maxParticipantsPerNode.map(ConfigContent.int))
         set("rooms.maxParticipantsLimit", maxParticipantsLimit.map(ConfigContent.int))
         set("rooms.defaultMaxParticipants", defaultMaxParticipants.map(ConfigContent.int))
+        set("rooms.maxTracksPerParticipant", maxTracks.map(ConfigContent.int))
         set("rooms.reconnectWindowSeconds", reconnectWindow.map(ConfigContent.double))
         set("rooms.emptyRoomTimeoutSeconds", emptyRoomTimeout.map(ConfigContent.double))
         set("rooms.unusedRoomTimeoutSeconds", unusedRoomTimeout.map(ConfigContent.double))

@@ -11,6 +11,7 @@ import Persistence
 import Rooms
 import ServiceLifecycle
 import Signaling
+import UnixSignals
 
 // Async at the root: `serve` runs the HTTP server and `token` signs with
 // jwt-kit's async API.
@@ -289,16 +290,30 @@ struct Serve: AsyncParsableCommand {
             logger.info("tls: HTTPS and WSS with \(tls.certificates.leafSummary); SIGHUP rereads the files")
         }
         let recording = Task { await recorder.run() }
-        // SIGTERM (systemd, docker stop) and SIGINT shut down gracefully, status 0.
         // The group stops its services last to first: the drain first (the
         // node reads `draining` while its rooms finish), then the HTTP server.
         // The SIGHUP reloader (with TLS) first, so it stops last.
         var members: [any Service] = [app, drain]
         if let reloader { members.insert(reloader, at: 0) }
-        let services = ServiceGroup(
-            configuration: .init(services: members, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let services = ServiceGroup(configuration: .init(services: members, logger: logger))
         groupBox.value = services
+        // SIGTERM (systemd, docker stop) and SIGINT shut down gracefully,
+        // status 0; one more while draining stops the wait for the rooms.
+        // Trapped here rather than by the group, which reads only the first.
+        let terminations = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let terminationWatch = Task {
+            for await signal in terminations {
+                if drain.isDraining {
+                    logger.notice("\(signal) while draining: not waiting for the rooms any more")
+                    drain.stopWaiting()
+                } else {
+                    logger.notice("\(signal): draining (send it again to stop waiting for the rooms)")
+                    await services.triggerGracefulShutdown()
+                }
+            }
+        }
         try await services.run()
+        terminationWatch.cancel()
         heartbeats?.cancel()
         relayedActions?.cancel()
         recorder.finish()

@@ -73,11 +73,14 @@ public final class ServerProcess: @unchecked Sendable {
         throw LogLineMissing(pattern: pattern, output: output)
     }
 
-    /// SIGTERM, then SIGKILL after 5 s. Polls instead of `waitUntilExit`,
-    /// which can hang on Linux when called off the main thread.
+    /// SIGTERM; after 1 s a second one, which ends the server's wait for
+    /// its participants to leave (its drain timeout is 30 min by default);
+    /// then SIGKILL after 5 s. Polls instead of `waitUntilExit`, which can
+    /// hang on Linux when called off the main thread.
     public func stop() {
         guard process.isRunning else { return }
         process.terminate()
+        if !waitForExit(seconds: 1) { process.terminate() }
         if !waitForExit(seconds: 5) {
             kill(process.processIdentifier, SIGKILL)
             _ = waitForExit(seconds: 5)

@@ -34,7 +34,7 @@ import Testing
             #"{"type":"join","id":"1","bandwidthProfile":{"video":{"clientTrackSwitchOffControl":true}}}"#,
             #"{"type":"join","id":"1","bandwidthProfile":{"video":{"dominantSpeakerPriority":"urgent"}}}"#,
         ] {
-            guard case .invalid(let id, let error) = SignalingCodec.decode(frame) else {
+            guard case .invalid(let id, let error, _) = SignalingCodec.decode(frame) else {
                 Issue.record("accepted: \(frame)")
                 continue
             }
@@ -84,7 +84,7 @@ import Testing
             #"{"type":"setContentPreferences","id":"1","trackSid":"MT1","renderDimensions":{"width":"640","height":360}}"#,
             #"{"type":"switchOffTrack","id":"1"}"#,
         ] {
-            guard case .invalid(let id, _) = SignalingCodec.decode(frame) else {
+            guard case .invalid(let id, _, _) = SignalingCodec.decode(frame) else {
                 Issue.record("accepted: \(frame)")
                 continue
             }

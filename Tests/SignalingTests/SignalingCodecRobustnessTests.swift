@@ -45,7 +45,7 @@ import Testing
         case .ignored(let type):
             // Only unknown types are ignored.
             return !knownTypes.contains(type)
-        case .invalid(_, let error):
+        case .invalid(_, let error, _):
             return error.code == .signalingIncomingMessageInvalid
         }
     }

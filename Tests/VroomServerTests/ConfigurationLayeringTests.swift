@@ -104,6 +104,7 @@ extension ServerProcessTests {
         "rooms.maxParticipantsPerNode": ("77", ["--max-participants-per-node", "77"], 77),
         "rooms.maxParticipantsLimit": ("40", ["--max-participants-limit", "40"], 40),
         "rooms.defaultMaxParticipants": ("9", ["--default-max-participants", "9"], 9),
+        "rooms.maxTracksPerParticipant": ("4", ["--max-tracks", "4"], 4),
         "rooms.reconnectWindowSeconds": ("11", ["--reconnect-window", "11"], 11),
         "rooms.emptyRoomTimeoutSeconds": ("61", ["--empty-room-timeout", "61"], 61),
         "rooms.unusedRoomTimeoutSeconds": ("62", ["--unused-room-timeout", "62"], 62),

@@ -88,6 +88,30 @@ extension ServerProcessTests {
         #expect(server.running.output.contains("drain timeout: stopping with 1 participant(s)"))
     }
 
+    /// No `--drain-timeout`: PROTOCOL.md section 8's 1800 s, so the room
+    /// goes on after SIGTERM; a second SIGTERM ends the wait.
+    @Test func byDefaultTheRoomGoesOnAfterSigtermAndASecondOneEndsTheWait() async throws {
+        let server = try SignalingEndToEndTests.Server()
+        defer { server.stop() }
+        let dan = try server.client("dan")
+        dan.send(["type": "join", "id": "j", "room": "long-meeting"])
+        _ = try await dan.next("joined")
+
+        let pid = server.running.process.processIdentifier
+        kill(pid, SIGTERM)
+        _ = try server.running.waitFor("(draining: 1 participant)")
+        #expect(server.running.output.contains("stopping within 1800.0 seconds"), "\(server.running.output)")
+        #expect(!server.running.waitForExit(seconds: 2), "the default drain timeout let the node stop with a participant")
+        dan.send(["type": "ping", "id": "p"])
+        _ = try await dan.next("pong")
+
+        kill(pid, SIGTERM)
+        #expect(server.running.waitForExit(seconds: 15))
+        #expect(server.running.process.terminationStatus == 0, "\(server.running.output)")
+        #expect(server.running.output.contains("while draining: not waiting for the rooms any more"))
+        #expect(server.running.output.contains("drain timeout: stopping with 1 participant(s)"))
+    }
+
     @Test func aRoomCreatedByAJoinTakesTheConfiguredDefaultMaxParticipants() async throws {
         let server = try SignalingEndToEndTests.Server(["--default-max-participants", "2"])
         defer { server.stop() }

@@ -183,6 +183,29 @@ extension ServerProcessTests {
         }
     }
 
+    /// The 53203 limit is configurable (PROTOCOL.md section 4): with
+    /// `--max-tracks 2`, three publications are refused and two are taken.
+    @Test func theTrackLimitIsConfigurable() async throws {
+        let server = try SignalingEndToEndTests.Server(["--max-tracks", "2"])
+        defer { server.stop() }
+        let client = try server.client("publisher")
+        client.send(["type": "join", "id": "j", "room": "two-tracks"])
+        try await client.next("joined")
+        func publish(_ count: Int, id: String) {
+            client.send([
+                "type": "publish", "id": id,
+                "sdp": Self.offer((0..<count).map { (mid: String($0), kind: "audio", codec: Self.opus) }),
+                "tracks": (0..<count).map { ["mid": String($0), "name": "mic\($0)", "kind": "audio"] },
+            ])
+        }
+        publish(3, id: "three")
+        let error = try await client.next("error", where: { $0["id"] as? String == "three" })
+        #expect(error["code"] as? Int == 53203)
+        publish(2, id: "two")
+        try await client.next("publishAnswer", where: { $0["id"] as? String == "two" })
+        await client.close()
+    }
+
     /// Media failures reach the participant as an `error` without `id`
     /// (PROTOCOL.md 3.7): a real DTLS peer whose certificate does not match
     /// the fingerprint of its offer (53407), and one that stops its

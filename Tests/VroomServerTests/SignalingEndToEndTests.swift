@@ -240,6 +240,14 @@ extension ServerProcessTests {
         let tooLong = try await badName.next("error")
         #expect(tooLong["code"] as? Int == 53101)
         try await badName.waitClosed()
+
+        // A join with a field of the wrong type (section 7's profile) is refused as well.
+        let badProfile = try server.client("gail")
+        badProfile.send(["type": "join", "id": "2", "room": "standup", "bandwidthProfile": ["video": ["mode": "theatre"]]])
+        let malformed = try await badProfile.next("error")
+        #expect(malformed["code"] as? Int == 53003)
+        #expect(malformed["id"] as? String == "2")
+        try await badProfile.waitClosed()
     }
 
     @Test func duplicateIdentityDisconnectsTheOlderSession() async throws {

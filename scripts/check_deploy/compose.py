@@ -144,7 +144,7 @@ def main():
              if 'vroom-server' in str(s.get('image', '')) or 'deploy/Dockerfile' in json.dumps(s.get('build', ''))}
     if len(nodes) < 2:
         problem(f'a cluster needs at least two vroom-server nodes, found {sorted(nodes)}')
-    default_drain = json.load(open('deploy/vroom.json')).get('shutdown', {}).get('drainTimeoutSeconds', 0)
+    default_drain = json.load(open('deploy/vroom.json')).get('shutdown', {}).get('drainTimeoutSeconds', 1800)
     seen = {'node URL': {}, 'HTTP port': {}, 'media port': {}}
     for name, node in sorted(nodes.items()):
         args = flags(node.get('command'))

@@ -119,7 +119,7 @@ def main():
     media = set(range(rtc.get('port', 7882), rtc.get('port', 7882) + rtc.get('workers', 0)))
     if not rtc.get('workers'):
         problem(where, 'the ConfigMap sets no rtc.workers, so the media ports are unknown here')
-    drain = config.get('shutdown', {}).get('drainTimeoutSeconds', 0)
+    drain = config.get('shutdown', {}).get('drainTimeoutSeconds', 1800)
 
     # Stopping: grace period and preStop.
     grace = pod.get('terminationGracePeriodSeconds', 30)

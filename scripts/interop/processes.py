@@ -40,10 +40,16 @@ def free_port():
 
 def stop_process(process):
     """Terminates `process` (a Popen, or None) if it still runs: SIGTERM,
-    then SIGKILL after 10 s."""
+    another after 1 s (it ends a vroom-server's wait for participants still
+    connected), then SIGKILL after 10 s."""
     if process is None or process.poll() is not None:
         return
     process.terminate()
+    try:
+        process.wait(timeout=1)
+        return
+    except subprocess.TimeoutExpired:
+        process.terminate()
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
