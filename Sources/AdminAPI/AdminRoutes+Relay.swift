@@ -27,6 +27,8 @@ enum RoomAction: Codable, Sendable, Equatable {
     case subscribedTracks(room: String, participant: String, track: String?, url: String, query: String)
     /// `GET /v1/Rooms/{RoomSid}/Stats`.
     case roomStats(room: String)
+    /// `POST /v1/Rooms` with a unique name another node owns (`create`).
+    case createRoom(RoomCreation)
 
     /// The room reference (SID or unique name).
     var room: String {
@@ -35,6 +37,7 @@ enum RoomAction: Codable, Sendable, Equatable {
             .sendMessage(let room, _, _, _), .subscribeMessages(let room, _, _), .fetchSubscribeRules(let room, _),
             .publishedTracks(let room, _, _, _, _), .subscribedTracks(let room, _, _, _, _), .roomStats(let room):
             room
+        case .createRoom(let creation): creation.uniqueName ?? ""
         }
     }
 
@@ -56,6 +59,8 @@ enum RoomAction: Codable, Sendable, Equatable {
         case .subscribedTracks(_, let participant, let track, let url, let query):
             .subscribedTracks(room: room, participant: participant, track: track, url: url, query: query)
         case .roomStats: .roomStats(room: room)
+        case .createRoom(var creation):
+            .createRoom({ creation.uniqueName = room; return creation }())
         }
     }
 }
@@ -81,26 +86,35 @@ extension AdminRoutes {
     /// to the name's owner when another node has it, so a room created a
     /// moment ago is acted on too.
     func carryOut(_ action: RoomAction, _ links: ResourceLinks) async throws -> RESTAnswer {
-        if let relay, let target = await relayTarget(action.room) {
-            let relayed = RelayedRoomAction(action: action.on(room: target.reference), base: links.base)
-            let request = String(decoding: try JSONEncoder().encode(relayed), as: UTF8.self)
-            switch await relay.relay(room: target.uniqueName, request: request) {
-            case .local:
-                break
-            case .answered(let text):
-                guard let answer = RESTAnswer(text: text) else {
-                    throw RESTError(
-                        status: 500, code: RESTError.internalError.code,
-                        message: "The node that hosts the room carried out the action but its answer could not be read")
-                }
-                return answer
-            case .unavailable(let reason):
-                throw RESTError(
-                    status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,
-                    message: "The node that hosts the room cannot carry out the action: \(reason); try again")
-            }
+        if relay != nil, let target = await relayTarget(action.room),
+            let answer = try await relayed(action.on(room: target.reference), to: target.uniqueName, links)
+        {
+            return answer
         }
         return try await execute(action, links)
+    }
+
+    /// `action` carried out by the owner of the unique name `room`: its
+    /// answer; nil when this node is the owner (or there is no relay).
+    /// An owner that cannot be reached is 503 53006.
+    func relayed(_ action: RoomAction, to room: String, _ links: ResourceLinks) async throws -> RESTAnswer? {
+        guard let relay else { return nil }
+        let request = String(decoding: try JSONEncoder().encode(RelayedRoomAction(action: action, base: links.base)), as: UTF8.self)
+        switch await relay.relay(room: room, request: request) {
+        case .local:
+            return nil
+        case .answered(let text):
+            guard let answer = RESTAnswer(text: text) else {
+                throw RESTError(
+                    status: 500, code: RESTError.internalError.code,
+                    message: "The node that hosts the room carried out the action but its answer could not be read")
+            }
+            return answer
+        case .unavailable(let reason):
+            throw RESTError(
+                status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,
+                message: "The node that hosts the room cannot carry out the action: \(reason); try again")
+        }
     }
 
     /// Where an action on the room of this reference may have to go: its
@@ -160,6 +174,9 @@ extension AdminRoutes {
             return try await subscribedTracks(room, participant, track: track, url: url, query: query, links)
         case .roomStats(let room):
             return try await roomStats(room, links)
+        case .createRoom(let creation):
+            // Relayed here by the node asked: this node owns the name.
+            return try await create(creation, links, relayedHere: true)
         }
         // The records of what changed reach the database before the answer,
         // so a read at any node that follows it finds them.

@@ -11,6 +11,10 @@ extension AdminRoutes {
     func createRoom<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let form = try await form(CreateRoomForm.self, request, context)
         let uniqueName = form.uniqueName?.text
+        // A bad name is refused before the cluster places it.
+        if let uniqueName {
+            do { try NameValidation.validateRoomName(uniqueName) } catch { throw RESTError(error) }
+        }
         let maxParticipants = try FormText.integer(form.maxParticipants, or: RESTError(.roomMaxParticipantsOutOfRange))
         let emptyTimeout = try FormText.integer(form.emptyRoomTimeout, or: RESTError(.roomTimeoutOutOfRange))
         let unusedTimeout = try FormText.integer(form.unusedRoomTimeout, or: RESTError(.roomTimeoutOutOfRange))
@@ -22,10 +26,21 @@ extension AdminRoutes {
             }
             return parsed
         }
-        // In a cluster the name is this node's first, or the room exists on
-        // another node (PROTOCOL.md section 8). A name the service makes
-        // up (none given) is a fresh SID: nobody else has it.
-        if let uniqueName {
+        let creation = RoomCreation(
+            uniqueName: uniqueName, maxParticipants: maxParticipants, emptyRoomTimeout: emptyTimeout,
+            unusedRoomTimeout: unusedTimeout, statusCallback: statusCallback, statusCallbackMethod: method)
+        return try await create(creation, links(request), relayedHere: false).response()
+    }
+
+    /// Creates the room on this node when it owns the unique name, else has
+    /// the name's owner create it (PROTOCOL.md section 8: the owner carries
+    /// out an action on a room). A name with no owner yet becomes this
+    /// node's, unless it is draining; a room of that name in progress
+    /// anywhere is 53113, from its owner. A relayed create is not relayed
+    /// again. A name the service makes up (none given) is a fresh SID:
+    /// nobody else has it.
+    func create(_ creation: RoomCreation, _ links: ResourceLinks, relayedHere: Bool) async throws -> RESTAnswer {
+        if let uniqueName = creation.uniqueName {
             switch await placement.claim(uniqueName: uniqueName) {
             case .here:
                 // A room of that name still in progress in the cluster (its
@@ -37,7 +52,11 @@ extension AdminRoutes {
                     }
                     throw RESTError(.roomExists)
                 }
-            case .elsewhere: throw RESTError(.roomExists)
+            case .elsewhere:
+                guard !relayedHere, relay != nil else { throw RESTError(.roomExists) }
+                if let answer = try await relayed(.createRoom(creation), to: uniqueName, links) { return answer }
+                // The name became this node's meanwhile.
+                return try await create(creation, links, relayedHere: true)
             case .unavailable:
                 throw RESTError(status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,
                                 message: "The cluster's database is unavailable; try again")
@@ -45,11 +64,11 @@ extension AdminRoutes {
         }
         let room = try await perform { (service: inout RoomService, now) throws(RoomError) in
             try service.createRoom(
-                uniqueName: uniqueName, maxParticipants: maxParticipants, emptyRoomTimeoutMinutes: emptyTimeout,
-                unusedRoomTimeoutMinutes: unusedTimeout, statusCallback: statusCallback,
-                statusCallbackMethod: method, now: now)
+                uniqueName: creation.uniqueName, maxParticipants: creation.maxParticipants,
+                emptyRoomTimeoutMinutes: creation.emptyRoomTimeout, unusedRoomTimeoutMinutes: creation.unusedRoomTimeout,
+                statusCallback: creation.statusCallback, statusCallbackMethod: creation.statusCallbackMethod, now: now)
         }
-        return try JSONBody.response(RoomResource(room).json(links(request)), status: .created)
+        return try JSONBody.answer(RoomResource(room).json(links), status: .created)
     }
 
     /// `GET /v1/Rooms`: newest first, filtered and paged by the history,

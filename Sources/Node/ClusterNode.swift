@@ -168,13 +168,37 @@ public final class ClusterNode: RoomPlacement {
     /// adopted now, at the heartbeat: their participants' reconnect windows
     /// and the empty-room timer then run here, so a room nobody comes back
     /// to ends instead of staying in progress in the database.
+    ///
+    /// A placement with no room in progress behind it, placed over
+    /// `unusedPlacementSeconds` ago, is forgotten: a join refused after it
+    /// placed the room here (53106 with ad-hoc rooms off, a grant for
+    /// another room), a redirected client that never came, a room whose
+    /// end was not recorded. It would count as load here for ever.
     public func adoptPlacedRooms() async throws {
         for placement in try await nodes.placements(on: id) {
             // A room hosted here is the common case: no query for it.
             if let sid = placement.roomSID, await hosts(RoomSID(unchecked: sid)) { continue }
-            if let snapshot = await takeOver(room: placement.uniqueName) { await adopt(snapshot) }
+            if let snapshot = await takeOver(room: placement.uniqueName) {
+                await adopt(snapshot)
+                continue
+            }
+            guard let history = history as? PostgresHistoryStore else { continue }
+            let record = if let sid = placement.roomSID {
+                try await history.room(sid: sid)
+            } else {
+                try await history.latestRoom(uniqueName: placement.uniqueName)
+            }
+            guard record?.status != .inProgress else { continue }
+            try await nodes.forgetPlacement(
+                uniqueName: placement.uniqueName, roomSID: placement.roomSID, nodeID: id,
+                olderThanSeconds: Self.unusedPlacementSeconds)
         }
     }
+
+    /// How long a placement may wait for its room (`adoptPlacedRooms`):
+    /// well past a join's placement, take-over and admission (3 s each at
+    /// most) and a redirected client's second join.
+    static let unusedPlacementSeconds = 60
 
     public func locate(room: String) async -> RoomLocation {
         var uniqueName = room
@@ -192,12 +216,17 @@ public final class ClusterNode: RoomPlacement {
             guard record.status == .inProgress else { return .here }  // the join gets 53106 here
             uniqueName = record.uniqueName
         }
+        return await place(uniqueName: uniqueName)
+    }
+
+    /// The room's owner, placing it first when nobody owns it
+    /// (`placeOnLiveNode`), as a location.
+    private func place(uniqueName: String) async -> RoomLocation {
         do {
             // Bounded: with the database away the pool waits for a
             // connection far longer than a client waits for `joined`.
-            let name = uniqueName
             let placed = try await withTimeout(Self.placementTimeout) { [self] in
-                try await placeOnLiveNode(uniqueName: name)
+                try await placeOnLiveNode(uniqueName: uniqueName)
             }
             guard let owner = placed else {
                 // No live active node: this one takes it unless it is draining.
@@ -231,6 +260,9 @@ public final class ClusterNode: RoomPlacement {
     }
 
     public func claim(uniqueName: String) async -> RoomLocation {
+        // A draining node takes no new room (PROTOCOL.md section 8): the
+        // name is placed as a join's would be, and its owner creates it.
+        if isDraining { return await place(uniqueName: uniqueName) }
         let nodes = nodes, id = id
         do {
             let owner = try await withTimeout(Self.placementTimeout) { [self] in

@@ -10,7 +10,9 @@ public protocol RoomPlacement: Sendable {
 
     /// Before a REST create of `uniqueName` here: `.here` when this node now
     /// owns the name, `.elsewhere` when another live node does (the room
-    /// exists there, 53113), `.unavailable` when the owner cannot be known.
+    /// may exist there; that node carries the create out), `.unavailable`
+    /// when the owner cannot be known. A draining node claims nothing: it
+    /// places the name on a live active node as a join would.
     func claim(uniqueName: String) async -> RoomLocation
 
     /// A resume whose session token this node's rooms do not know: where

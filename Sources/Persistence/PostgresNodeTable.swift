@@ -191,6 +191,20 @@ public struct PostgresNodeTable: Sendable {
             """, logger: database.logger)
     }
 
+    /// Forgets a placement of `nodeID` placed over `olderThanSeconds` ago
+    /// that still names `roomSID` (nil: no room was ever created from it),
+    /// when its owner found no room in progress behind it. A room created
+    /// meanwhile has changed `room_sid` (or written the row again), so its
+    /// placement stays.
+    public func forgetPlacement(uniqueName: String, roomSID: String?, nodeID: String, olderThanSeconds: Int) async throws {
+        try await database.client.query(
+            """
+            DELETE FROM room_placement
+            WHERE unique_name = \(uniqueName) AND node_id = \(nodeID) AND room_sid IS NOT DISTINCT FROM \(roomSID)
+                AND placed_at < now() - make_interval(secs => \(olderThanSeconds))
+            """, logger: database.logger)
+    }
+
     /// Forgets the placement of a room that ended on its owner.
     public func roomEnded(uniqueName: String, nodeID: String) async throws {
         try await database.client.query(

@@ -2,7 +2,7 @@
 /// (PROTOCOL.md sections 2, 3.2, 4): not empty, at most 128 Unicode scalars,
 /// no control characters. Names may hold `/`, `?`, `#` and any other
 /// printable character (REST path segments are percent-decoded).
-enum NameValidation {
+public enum NameValidation {
     static let maxScalars = 128
 
     enum Problem {
@@ -24,7 +24,9 @@ enum NameValidation {
         return nil
     }
 
-    static func validateRoomName(_ name: String) throws(RoomError) {
+    /// 53100, 53101 or 53102 for a bad room name. Public so a cluster node
+    /// refuses one before it places the room anywhere.
+    public static func validateRoomName(_ name: String) throws(RoomError) {
         switch problem(of: name, rejectBlank: true) {
         case nil: return
         case .empty: throw .roomNameInvalid

@@ -72,7 +72,7 @@ public struct RoomRecord: Hashable, Sendable {
 }
 
 /// `StatusCallbackMethod` of a room (Twilio allows GET and POST; POST is the default).
-public enum StatusCallbackMethod: String, Hashable, Sendable, CaseIterable {
+public enum StatusCallbackMethod: String, Hashable, Sendable, CaseIterable, Codable {
     case get = "GET"
     case post = "POST"
 }

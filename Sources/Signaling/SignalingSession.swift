@@ -275,6 +275,8 @@ actor SignalingSession {
                     refuse(SignalingError(.roomNameInvalid, message: "no room named in join or token"), id: id)
                     return
                 }
+                // A bad name is refused before it is placed on any node.
+                try NameValidation.validateRoomName(room)
                 // A room that lives on another node: the client joins there
                 // with the same token (PROTOCOL.md section 8).
                 switch await node.placement.locate(room: room) {

@@ -149,10 +149,27 @@ extension ServerConfiguration {
     var isCluster: Bool { db.contains("://") }
 
     /// `nodeURL`, else the public URL, else this node's HTTP address
-    /// (`https` with TLS, so redirects and moves name `wss://`).
+    /// (`https` with TLS, so redirects and moves name `wss://`). A wildcard
+    /// HTTP address (`0.0.0.0`, `::`) names no machine, so the first
+    /// `--announce-ip` stands for it when there is one.
     var resolvedNodeURL: String {
-        nodeURL ?? publicURL ?? "\(tls.isEnabled ? "https" : "http")://\(Self.urlHost(http.address)):\(http.port)"
+        nodeURL ?? publicURL ?? "\(tls.isEnabled ? "https" : "http")://\(Self.urlHost(nodeHost)):\(http.port)"
     }
+
+    /// The host of a node URL made from the HTTP address.
+    private var nodeHost: String {
+        guard Self.isWildcard(http.address), let announced = rtc.announceIPs.first else { return http.address }
+        return announced
+    }
+
+    /// Whether the node URL names no reachable machine: made from a
+    /// wildcard HTTP address with nothing to stand for it (the start
+    /// warns: only this machine reaches it).
+    var nodeURLIsWildcard: Bool {
+        nodeURL == nil && publicURL == nil && Self.isWildcard(nodeHost)
+    }
+
+    static func isWildcard(_ address: String) -> Bool { address == "0.0.0.0" || address == "::" }
 
     /// Reads every key through `reader` (absent keys keep their defaults),
     /// then applies `--dev` and checks the values. A value of the wrong type

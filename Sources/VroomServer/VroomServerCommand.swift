@@ -37,6 +37,8 @@ struct CheckConfig: AsyncParsableCommand {
         var c = try await options.resolvedConfiguration()
         c.apiSecret = c.apiSecret.map { _ in "********" }
         c.turn.secret = c.turn.secret.map { _ in "********" }
+        // A cluster member's URL as the node registers it, given or not.
+        if c.isCluster { c.nodeURL = c.resolvedNodeURL }
         c.db = PostgresDatabase.masked(c.db)  // a postgres:// URL's password
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -145,6 +147,10 @@ struct Serve: AsyncParsableCommand {
         // A cluster member places rooms through the database; the node's
         // load comes from its room host, made below (hence the box).
         let hostBox = LateBox<RoomHost>()
+        if database != nil, configuration.nodeURLIsWildcard {
+            logger.warning(
+                "cluster: this node's URL is \(configuration.resolvedNodeURL), which only this machine can reach: give --node-url (or --public-url or --announce-ip)")
+        }
         let cluster = database.map { database in
             ClusterNode(
                 url: configuration.resolvedNodeURL, database: database, history: history,

@@ -47,4 +47,32 @@ import VroomTesting
         #expect(adopted.withLock { $0.isEmpty })
         await history.close()
     }
+
+    /// A placement no room came of (a join refused after placing it, a
+    /// redirected client that never came) is forgotten once it is a minute
+    /// old; one whose room is in progress is kept, even before the room's
+    /// SID reached the placement.
+    @Test func aPlacementWithNoRoomBehindItIsForgottenAfterAMinute() async throws {
+        let name = "t\(UUID().uuidString.prefix(8).lowercased())"
+        let postgres = try PostgresServer.shared()
+        let database = try await PostgresDatabase.connect(url: try postgres.createDatabase(name), logger: Logger(label: "test"))
+        let history = PostgresHistoryStore(database: database)
+        var service = RoomService(generator: SystemRandomNumberGenerator())
+        let alice = try service.join(roomName: "live", identity: "alice", now: Date())
+        #expect(history.record(alice.events))
+        try await history.caughtUp()
+        let node = ClusterNode(
+            url: "http://127.0.0.1:9", database: database, history: history, reconnectWindowSeconds: 30,
+            logger: Logger(label: "test"), load: { (0, 0) }, hosts: { $0 == alice.value.room.sid }, adopt: { _ in })
+        try await node.heartbeat()
+        for room in ["ghost", "live"] { #expect(try await node.nodes.claim(uniqueName: room, nodeID: node.id)?.id == node.id) }
+        func placed() async throws -> [String] { try await node.nodes.placements(on: node.id).map(\.uniqueName).sorted() }
+
+        try await node.adoptPlacedRooms()
+        #expect(try await placed() == ["ghost", "live"], "under a minute old: both kept")
+        _ = try postgres.query("UPDATE room_placement SET placed_at = now() - interval '61 seconds'", database: name)
+        try await node.adoptPlacedRooms()
+        #expect(try await placed() == ["live"], "the room in progress keeps its placement")
+        await history.close()
+    }
 }

@@ -364,6 +364,62 @@ extension ClientProcessTests {
         bob.room.disconnect()
     }
 
+    /// The port of the node that owns the placement of `room`, as the
+    /// database has it; nil when none does.
+    static func placementOwner(_ cluster: Cluster, _ room: String) throws -> Int? {
+        let url = try cluster.database.query(
+            "SELECT n.url FROM room_placement p JOIN node n ON n.id = p.node_id WHERE p.unique_name = '\(room)'",
+            database: "vroom")
+        return url.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// A REST create is carried out by the node that owns the name
+    /// (PROTOCOL.md section 8: the REST API answers the same on every
+    /// node). A refused join left the name placed on some node with no
+    /// room; a create at the other node was 53113 there and 201 at the
+    /// owner. And a draining node places no new room on itself: its
+    /// create lands on the live active node.
+    @Test func aRESTCreateIsCarriedOutByTheNamesOwnerAndNeverOnADrainingNode() async throws {
+        let cluster = try await ClientHarness.offPool {
+            try Cluster(count: 2, extra: ["--no-auto-create", "--drain-timeout", "60"])
+        }
+        defer { cluster.stop() }
+        let gus = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("gus", room: "ghost", publishing: false)))
+        let refused = try await gus.wait(for: "gus's join answered") {
+            if case .failedToConnect = $0 { return true }
+            return $0.name == "connected"
+        }
+        #expect(refused.name == "failedToConnect(53106)", "\(gus.names)")
+        let owner = try #require(try Self.placementOwner(cluster, "ghost"), "the refused join placed the name")
+        let other = try #require(cluster.ports.first { $0 != owner })
+        let (created, room) = try await DevREST.call(port: other, "POST", "/v1/Rooms", form: ["UniqueName": "ghost"])
+        #expect(created == 201, "\(room)")
+        for port in cluster.ports {
+            let (status, body) = try await DevREST.call(port: port, "POST", "/v1/Rooms", form: ["UniqueName": "ghost"])
+            #expect(status == 409 && body["code"] as? Int == 53113, "node \(port): \(status) \(body)")
+        }
+        let hank = RecordedRoom(Room.connect(to: cluster.url(0), options: try await cluster.options("hank", room: "ghost", publishing: false)))
+        try await hank.wait(for: "hank connected to the created room") { $0.name == "connected" }
+        #expect(hank.room.signalingURL?.port == owner, "the room lives on the name's owner")
+
+        // Node 1 drains (ivy keeps a room on it, so it stays up meanwhile;
+        // hank too when it owns "ghost").
+        let draining = cluster.ports[1]
+        let (kept, _) = try await DevREST.call(port: draining, "POST", "/v1/Rooms", form: ["UniqueName": "kept"])
+        #expect(kept == 201)
+        #expect(try Self.placementOwner(cluster, "kept") == draining)
+        let ivy = RecordedRoom(Room.connect(to: cluster.url(1), options: try await cluster.options("ivy", room: "kept", publishing: false)))
+        try await ivy.wait(for: "ivy connected") { $0.name == "connected" }
+        let (accepted, _) = try await DevREST.call(port: draining, "POST", "/v1/Node/Drain")
+        #expect(accepted == 202)
+        _ = try cluster.nodes[1].waitFor(#"(draining: [12] participant)"#)
+        let (fresh, body) = try await DevREST.call(port: draining, "POST", "/v1/Rooms", form: ["UniqueName": "fresh"])
+        #expect(fresh == 201, "\(body)")
+        #expect(try Self.placementOwner(cluster, "fresh") == cluster.ports[0], "placed on the active node")
+        ivy.room.disconnect()
+        hank.room.disconnect()
+    }
+
     @Test func aKilledOwnersPendingStatusCallbacksAreDeliveredByTheOtherNodeWithoutGaps() async throws {
         // The room's StatusCallback receiver is down (connections refused)
         // while the owner queues the room's callbacks.

@@ -133,6 +133,20 @@ extension ServerProcessTests {
         "dev": ("true", ["--dev"], true),
     ] }
 
+    /// A cluster member without `--node-url` or `--public-url` registers
+    /// its HTTP address; a wildcard one names no machine, so the first
+    /// `--announce-ip` stands for it (PROTOCOL.md section 8).
+    @Test func aClusterMembersNodeURLNamesAReachableHost() throws {
+        let cluster = ["--api-key", "k", "--api-secret", "s", "--db", "postgres://vroom@127.0.0.1:1/vroom"]
+        let announced = try Self.checkConfig(cluster + ["--http-address", "0.0.0.0", "--announce-ip", "10.1.2.3"])
+        #expect(announced.status == 0, "\(announced.stderr)")
+        #expect(Self.same(announced.value("nodeURL"), "http://10.1.2.3:7880"), "\(announced.stdout)")
+        let bound = try Self.checkConfig(cluster + ["--http-address", "10.0.0.7", "--announce-ip", "10.1.2.3"])
+        #expect(Self.same(bound.value("nodeURL"), "http://10.0.0.7:7880"), "\(bound.stdout)")
+        let given = try Self.checkConfig(cluster + ["--node-url", "https://node1.example.com"])
+        #expect(Self.same(given.value("nodeURL"), "https://node1.example.com"), "\(given.stdout)")
+    }
+
     /// README's configuration table: (key, environment variable, flags).
     static func readmeTable() throws -> [(key: String, environment: String, flag: String)] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
