@@ -175,7 +175,7 @@ extension AdminRoutes {
         case .roomStats(let room):
             return try await roomStats(room, links)
         case .createRoom(let creation):
-            // Relayed here by the node asked: this node owns the name.
+            // Relayed here by the node asked: this node owns the name. Caught up in `create`.
             return try await create(creation, links, relayedHere: true)
         }
         // The records of what changed reach the database before the answer,

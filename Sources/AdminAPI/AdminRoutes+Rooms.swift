@@ -53,7 +53,12 @@ extension AdminRoutes {
                     throw RESTError(.roomExists)
                 }
             case .elsewhere:
-                guard !relayedHere, relay != nil else { throw RESTError(.roomExists) }
+                // Relayed here, yet the name moved on meanwhile (a drain): try again.
+                if relayedHere {
+                    throw RESTError(status: 503, code: ProtocolErrorCode.signalingServerBusy.rawValue,
+                                    message: "The room's name moved to another node meanwhile; try again")
+                }
+                guard relay != nil else { throw RESTError(.roomExists) }
                 if let answer = try await relayed(.createRoom(creation), to: uniqueName, links) { return answer }
                 // The name became this node's meanwhile.
                 return try await create(creation, links, relayedHere: true)
@@ -68,6 +73,10 @@ extension AdminRoutes {
                 emptyRoomTimeoutMinutes: creation.emptyRoomTimeout, unusedRoomTimeoutMinutes: creation.unusedRoomTimeout,
                 statusCallback: creation.statusCallback, statusCallbackMethod: creation.statusCallbackMethod, now: now)
         }
+        // The room's record reaches the database before the answer, so a
+        // read by its SID at any node that follows it finds the room (as
+        // `execute` does for the other actions).
+        try? await history.caughtUp()
         return try JSONBody.answer(RoomResource(room).json(links), status: .created)
     }
 

@@ -220,13 +220,17 @@ public final class ClusterNode: RoomPlacement {
     }
 
     /// The room's owner, placing it first when nobody owns it
-    /// (`placeOnLiveNode`), as a location.
+    /// (`placeOnLiveNode`), as a location. A draining node that owns the
+    /// name with no room created from it yet hands the placement to a live
+    /// active node: no new room is placed on a draining node.
     private func place(uniqueName: String) async -> RoomLocation {
         do {
             // Bounded: with the database away the pool waits for a
             // connection far longer than a client waits for `joined`.
             let placed = try await withTimeout(Self.placementTimeout) { [self] in
-                try await placeOnLiveNode(uniqueName: uniqueName)
+                let owner = try await placeOnLiveNode(uniqueName: uniqueName)
+                guard isDraining, owner?.id == id else { return owner }
+                return try await nodes.move(uniqueName: uniqueName, from: id, unused: true) ?? owner
             }
             guard let owner = placed else {
                 // No live active node: this one takes it unless it is draining.

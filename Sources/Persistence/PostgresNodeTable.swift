@@ -90,7 +90,19 @@ public struct PostgresNodeTable: Sendable {
                 WHERE p.unique_name = \(uniqueName) FOR UPDATE OF p
                 """, logger: database.logger
             ).collect().map(Self.node).first
-            if let current, current.live { return current }
+            if let current, current.live {
+                // The owner places it again for a join of its own: a
+                // placement still waiting for its room starts its minute
+                // again (`forgetPlacement`).
+                if current.id == preferring {
+                    try await connection.query(
+                        """
+                        UPDATE room_placement SET placed_at = now()
+                        WHERE unique_name = \(uniqueName) AND node_id = \(preferring) AND room_sid IS NULL
+                        """, logger: database.logger)
+                }
+                return current
+            }
             // New placements one at a time: two at once would each count the
             // other's node as it was and could both pick the least loaded.
             try await connection.query(
@@ -127,14 +139,17 @@ public struct PostgresNodeTable: Sendable {
 
     /// Places the room of this unique name on `nodeID` itself (a REST create
     /// there), unless a live node already owns it. Returns the owner: that
-    /// node, or the live one that has it.
+    /// node, or the live one that has it. A placement `nodeID` already
+    /// holds with no room yet starts its minute again (`forgetPlacement`).
     public func claim(uniqueName: String, nodeID: String) async throws -> NodeRow? {
         try await database.client.withTransaction(logger: database.logger) { connection in
             try await connection.query(
                 """
                 INSERT INTO room_placement (unique_name, node_id) VALUES (\(uniqueName), \(nodeID))
-                ON CONFLICT (unique_name) DO UPDATE SET node_id = excluded.node_id, room_sid = NULL, placed_at = now()
+                ON CONFLICT (unique_name) DO UPDATE SET node_id = excluded.node_id, placed_at = now(),
+                    room_sid = CASE WHEN room_placement.node_id = excluded.node_id THEN room_placement.room_sid END
                     WHERE room_placement.node_id NOT IN (SELECT id FROM node WHERE \(unescaped: live("")))
+                        OR (room_placement.node_id = excluded.node_id AND room_placement.room_sid IS NULL)
                 """, logger: database.logger)
             return try await connection.query(
                 """
@@ -148,7 +163,8 @@ public struct PostgresNodeTable: Sendable {
     /// Moves the placement of a room `nodeID` owns to the least-loaded other
     /// live `active` node (a drain), in one transaction. Returns that node;
     /// nil when there is none (or `nodeID` does not own the room).
-    public func move(uniqueName: String, from nodeID: String) async throws -> NodeRow? {
+    /// `unused`: only a placement no room was created from yet.
+    public func move(uniqueName: String, from nodeID: String, unused: Bool = false) async throws -> NodeRow? {
         try await database.client.withTransaction(logger: database.logger) { connection in
             guard let target = try await connection.query(
                 """
@@ -162,7 +178,7 @@ public struct PostgresNodeTable: Sendable {
             let moved = try await connection.query(
                 """
                 UPDATE room_placement SET node_id = \(target.id), placed_at = now()
-                WHERE unique_name = \(uniqueName) AND node_id = \(nodeID)
+                WHERE unique_name = \(uniqueName) AND node_id = \(nodeID) AND (\(!unused) OR room_sid IS NULL)
                 RETURNING node_id
                 """, logger: database.logger
             ).collect()

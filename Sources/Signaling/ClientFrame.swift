@@ -20,7 +20,8 @@ struct ClientFrame: Decodable {
         do {
             id = try envelope.decodeIfPresent(String.self, forKey: .id)
         } catch {
-            verdict = .invalid(id: nil, SignalingError(decoding: error))
+            // Its type still tells a join (refused, so the socket closes) from other requests.
+            verdict = .invalid(id: nil, SignalingError(decoding: error), type: try? envelope.decode(String.self, forKey: .type))
             return
         }
         let type: String

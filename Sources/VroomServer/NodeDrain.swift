@@ -47,8 +47,9 @@ final class NodeDrain: Service {
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
-    /// Ends the wait for the last participant now (a second SIGTERM or
-    /// SIGINT): the rooms move, or end with the node, as at the timeout.
+    /// Ends the wait for the last participant now, or as soon as the drain
+    /// begins (a second SIGTERM or SIGINT): the rooms move, or end with the
+    /// node, as at the timeout.
     func stopWaiting() { waitStopped.store(true, ordering: .relaxed) }
 
     func run() async throws {
@@ -73,6 +74,9 @@ final class NodeDrain: Service {
             try? await Task.sleep(for: Self.moveGrace)
             remaining = await participants()
         }
-        if remaining > 0 { logger.notice("drain timeout: stopping with \(remaining) participant(s)") }
+        if remaining > 0 {
+            let why = waitStopped.load(ordering: .relaxed) ? "drain ended by a second signal" : "drain timeout"
+            logger.notice("\(why): stopping with \(remaining) participant(s)")
+        }
     }
 }

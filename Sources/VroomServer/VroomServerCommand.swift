@@ -304,17 +304,21 @@ struct Serve: AsyncParsableCommand {
         let services = ServiceGroup(configuration: .init(services: members, logger: logger))
         groupBox.value = services
         // SIGTERM (systemd, docker stop) and SIGINT shut down gracefully,
-        // status 0; one more while draining stops the wait for the rooms.
+        // status 0 (a drain already begun by POST /v1/Node/Drain goes on);
+        // a second one stops the wait for the rooms.
         // Trapped here rather than by the group, which reads only the first.
         let terminations = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let terminationWatch = Task {
+            var first = true
             for await signal in terminations {
-                if drain.isDraining {
-                    logger.notice("\(signal) while draining: not waiting for the rooms any more")
-                    drain.stopWaiting()
-                } else {
+                if first {
+                    first = false
                     logger.notice("\(signal): draining (send it again to stop waiting for the rooms)")
                     await services.triggerGracefulShutdown()
+                } else {
+                    // Sticky: a second signal before the drain began still counts.
+                    logger.notice("\(signal) again: not waiting for the rooms any more")
+                    drain.stopWaiting()
                 }
             }
         }

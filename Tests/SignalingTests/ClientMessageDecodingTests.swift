@@ -303,5 +303,11 @@ import Testing
             }
             #expect(error.message == "Invalid signaling message: \(reason)", "\(frame)")
         }
+        // A join whose id is not a string is still known as a join (refused, then closed).
+        guard case .invalid(nil, _, let type) = SignalingCodec.decode(#"{"type":"join","id":7,"room":"r"}"#) else {
+            Issue.record("a join with a numeric id was accepted")
+            return
+        }
+        #expect(type == "join")
     }
 }

@@ -408,6 +408,12 @@ extension ClientProcessTests {
         let (kept, _) = try await DevREST.call(port: draining, "POST", "/v1/Rooms", form: ["UniqueName": "kept"])
         #expect(kept == 201)
         #expect(try Self.placementOwner(cluster, "kept") == draining)
+        // A create refused after its claim (53107) leaves the name placed
+        // on node 1 with no room.
+        let (refusedCreate, _) = try await DevREST.call(
+            port: draining, "POST", "/v1/Rooms", form: ["UniqueName": "held", "MaxParticipants": "999"])
+        #expect(refusedCreate == 400)
+        #expect(try Self.placementOwner(cluster, "held") == draining)
         let ivy = RecordedRoom(Room.connect(to: cluster.url(1), options: try await cluster.options("ivy", room: "kept", publishing: false)))
         try await ivy.wait(for: "ivy connected") { $0.name == "connected" }
         let (accepted, _) = try await DevREST.call(port: draining, "POST", "/v1/Node/Drain")
@@ -416,6 +422,10 @@ extension ClientProcessTests {
         let (fresh, body) = try await DevREST.call(port: draining, "POST", "/v1/Rooms", form: ["UniqueName": "fresh"])
         #expect(fresh == 201, "\(body)")
         #expect(try Self.placementOwner(cluster, "fresh") == cluster.ports[0], "placed on the active node")
+        // The draining node's own placement with no room goes to the active node too.
+        let (held, heldBody) = try await DevREST.call(port: draining, "POST", "/v1/Rooms", form: ["UniqueName": "held"])
+        #expect(held == 201, "\(heldBody)")
+        #expect(try Self.placementOwner(cluster, "held") == cluster.ports[0], "moved off the draining node")
         ivy.room.disconnect()
         hank.room.disconnect()
     }

@@ -108,8 +108,8 @@ extension ServerProcessTests {
         kill(pid, SIGTERM)
         #expect(server.running.waitForExit(seconds: 15))
         #expect(server.running.process.terminationStatus == 0, "\(server.running.output)")
-        #expect(server.running.output.contains("while draining: not waiting for the rooms any more"))
-        #expect(server.running.output.contains("drain timeout: stopping with 1 participant(s)"))
+        #expect(server.running.output.contains("SIGTERM again: not waiting for the rooms any more"))
+        #expect(server.running.output.contains("drain ended by a second signal: stopping with 1 participant(s)"))
     }
 
     @Test func aRoomCreatedByAJoinTakesTheConfiguredDefaultMaxParticipants() async throws {
