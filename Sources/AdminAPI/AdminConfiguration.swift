@@ -12,8 +12,10 @@ public struct AdminConfiguration: Sendable, Equatable {
     /// `account_sid` of every resource: `AC` + 32 hex digits.
     public var accountSID: String
     /// Base of `url`, `links` and page URLs, e.g. `https://video.example.com`
-    /// (no trailing slash needed); nil: `http://` + the request's Host header.
+    /// (no trailing slash needed); nil: `scheme` + `://` + the request's Host header.
     public var publicURL: String?
+    /// The scheme requests come in by: `https` when the HTTP port speaks TLS.
+    public var scheme: String
     /// The TURN server whose credentials `POST /2010-04-01/Accounts/{AccountSid}/Tokens.json`
     /// hands out (PROTOCOL.md section 9); nil: none, `ice_servers` is empty.
     public var turn: TURNConfiguration?
@@ -21,9 +23,10 @@ public struct AdminConfiguration: Sendable, Equatable {
     /// - Parameter accountSID: nil derives one from the API key (``derivedAccountSID(apiKey:)``).
     public init(
         apiKey: String, apiSecret: String, accountSID: String? = nil, publicURL: String? = nil,
-        turn: TURNConfiguration? = nil
+        scheme: String = "http", turn: TURNConfiguration? = nil
     ) {
         self.apiKey = apiKey
+        self.scheme = scheme
         self.turn = turn
         self.apiSecret = apiSecret
         self.accountSID = accountSID ?? Self.derivedAccountSID(apiKey: apiKey)

@@ -108,10 +108,11 @@ public struct AdminRoutes: Sendable {
         return raw.removingPercentEncoding ?? raw
     }
 
-    /// The base of absolute URLs: `--public-url`, else `http://` + Host.
+    /// The base of absolute URLs: `--public-url`, else the address the
+    /// request came to (`https://` + Host over TLS).
     func links(_ request: Request) -> ResourceLinks {
         let base = configuration.publicURL
-            ?? "http://" + (request.head.authority ?? "localhost")
+            ?? configuration.scheme + "://" + (request.head.authority ?? "localhost")
         return ResourceLinks(base: base, accountSID: configuration.accountSID)
     }
 

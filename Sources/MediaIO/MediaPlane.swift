@@ -121,10 +121,15 @@ public final class MediaPlane: Sendable {
 
     /// Answers a publish offer (PROTOCOL.md 3.2 and 5) without changing
     /// anything: parses and checks the offer (53402), then that `trackMIDs`
-    /// names each of its sending m-lines exactly once (53300) and that each
-    /// has Opus or VP8 (53404). Call `applyPublish` once the room accepted the tracks.
+    /// names each of its sending m-lines exactly once (53300), that an
+    /// `audio` or `video` entry in `trackKinds` (by position, as
+    /// `trackMIDs`) names an m-line of that kind (53403: the offer
+    /// contradicts its tracks; any other kind is the room's 53300), and that
+    /// each has Opus or VP8 (53404). Call `applyPublish` once the room
+    /// accepted the tracks.
     public func answerPublish(
-        participant: ParticipantHandle, room: RoomHandle, offer text: String, trackMIDs: [String]
+        participant: ParticipantHandle, room: RoomHandle, offer text: String, trackMIDs: [String],
+        trackKinds: [String]? = nil
     ) throws(MediaError) -> PendingPublish {
         let offer = try PublishOffer(parsing: text)
         let (worker, previous, local, version) = state.withLock { state in
@@ -147,6 +152,11 @@ public final class MediaPlane: Sendable {
         // (PROTOCOL.md section 5), once the offer's structure is known sound.
         guard Set(trackMIDs) == offer.sendingMIDs, trackMIDs.count == offer.sendingMIDs.count else {
             throw MediaError(code: 53300, message: "the tracks must name each sending m-line of the offer once")
+        }
+        for (mid, kind) in zip(trackMIDs, trackKinds ?? []) where kind == "audio" || kind == "video" {
+            guard let line = offer.sdp.media.first(where: { $0.mid == mid }), line.kind.description == kind else {
+                throw MediaError(code: 53403, message: "track '\(mid)' is \(kind) but its m-line is not")
+            }
         }
         try answer.requireCodecs(forMIDs: trackMIDs)
         return PendingPublish(answer: answer, local: ice)

@@ -42,7 +42,8 @@ public final class Node: Sendable {
     ) async throws(NodeError) -> (sdp: String, tracks: [PublishedTrackAssignment]) {
         let pending: PendingPublish
         do throws(MediaError) {
-            pending = try media.answerPublish(participant: participant, room: room, offer: offer, trackMIDs: tracks.map(\.mid))
+            pending = try media.answerPublish(
+                participant: participant, room: room, offer: offer, trackMIDs: tracks.map(\.mid), trackKinds: tracks.map(\.kind))
         } catch {
             throw NodeError(error)
         }

@@ -22,13 +22,15 @@ public final class RoomMedia: Sendable {
 
     /// Checks a publish offer and answers it without changing anything
     /// (`MediaPlane.answerPublish`): 53300 when `trackMIDs` does not name
-    /// each sending m-line once, 53402/53403 for an unusable offer, 53404
-    /// for a track without Opus or VP8.
+    /// each sending m-line once, 53402/53403 for an unusable offer (one
+    /// whose m-line kind contradicts `trackKinds` too), 53404 for a track
+    /// without Opus or VP8.
     public func answerPublish(
-        participant: ParticipantSID, room: RoomSID, offer: String, trackMIDs: [String]
+        participant: ParticipantSID, room: RoomSID, offer: String, trackMIDs: [String], trackKinds: [String]? = nil
     ) throws(MediaError) -> PendingPublish {
         let (handle, roomHandle) = directory.withLock { $0.handles(participant: participant, room: room) }
-        return try plane.answerPublish(participant: handle, room: roomHandle, offer: offer, trackMIDs: trackMIDs)
+        return try plane.answerPublish(
+            participant: handle, room: roomHandle, offer: offer, trackMIDs: trackMIDs, trackKinds: trackKinds)
     }
 
     /// Applies an answer the room accepted, with the room's track SIDs;

@@ -217,10 +217,10 @@ public struct RoomService: Sendable {
         participant.subscribedAtDrop = nil
         participants[sid] = participant
         events.append(.session(participant.session))
-        if wasReconnecting {
-            for other in connectedParticipants(in: participant.roomSID, except: sid) {
-                events.append(.notice(to: other, .participantReconnected(sid)))
-            }
+        // Everyone hears of a resume, one that replaces a socket still open
+        // too (PROTOCOL.md 3.6).
+        for other in connectedParticipants(in: participant.roomSID, except: sid) {
+            events.append(.notice(to: other, .participantReconnected(sid)))
         }
         // Connected again, or its date_updated moved (a live session replaced).
         events.append(.participantRecord(participant.record))

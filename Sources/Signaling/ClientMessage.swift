@@ -101,7 +101,10 @@ public enum ClientMessage: Sendable, Equatable {
     public struct TrackDescription: Sendable, Equatable, Decodable {
         public var mid: String
         public var name: String
-        public var kind: TrackKind
+        /// `"audio"` or `"video"`; any other string is a bad track
+        /// description, 53300 from the room logic (PROTOCOL.md section 4),
+        /// not a malformed frame.
+        public var kind: String
         /// `nil` when absent: the track starts enabled.
         public var enabled: Bool?
         /// The publisher's priority for a video track (7); `nil`: standard.
@@ -110,7 +113,7 @@ public enum ClientMessage: Sendable, Equatable {
         public var layers: [TrackLayer]?
 
         public init(
-            mid: String, name: String, kind: TrackKind, enabled: Bool? = nil, priority: TrackPriority? = nil,
+            mid: String, name: String, kind: String, enabled: Bool? = nil, priority: TrackPriority? = nil,
             layers: [TrackLayer]? = nil
         ) {
             self.mid = mid

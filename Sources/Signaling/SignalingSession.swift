@@ -349,7 +349,7 @@ actor SignalingSession {
         guard let room = outbox.joined?.room else { throw .participantNotFound }
         let requests = publish.tracks.map {
             TrackRequest(
-                mid: $0.mid, name: $0.name, kind: $0.kind.rawValue, enabled: $0.enabled, priority: $0.priority,
+                mid: $0.mid, name: $0.name, kind: $0.kind, enabled: $0.enabled, priority: $0.priority,
                 layers: $0.layers ?? [])
         }
         let published: (sdp: String, tracks: [PublishedTrackAssignment])
@@ -436,12 +436,17 @@ actor SignalingSession {
     // MARK: - Time and the end
 
     /// Called about once a second. Returns false when the session must end:
-    /// no frame for `silenceTimeout` (the client is sent 53002 first).
+    /// no frame for `silenceTimeout` (the client is sent 53002 first: as
+    /// `disconnected` once joined, else as an `error`, since `disconnected`
+    /// is only for a session that had joined, PROTOCOL.md section 1).
     func tick() -> Bool {
         let now = clock()
         if let control = lastControlFrame.withLock({ $0 }), control > lastFrame { lastFrame = control }
         if now.timeIntervalSince(lastFrame) >= settings.silenceTimeout {
-            outbox.send(.finalMessage(.disconnected(code: .signalingConnectionTimeout, message: SignalingErrorCode.signalingConnectionTimeout.message)))
+            let timeout = SignalingError(.signalingConnectionTimeout)
+            outbox.send(.finalMessage(
+                participant == nil
+                    ? timeout.errorMessage(id: nil) : .disconnected(code: timeout.code, message: timeout.message)))
             return false
         }
         if let participant {

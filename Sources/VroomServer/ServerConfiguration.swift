@@ -48,8 +48,14 @@ struct ServerConfiguration: Encodable, Equatable {
         var defaultMaxParticipants = 50
         /// Publications per participant; more fail with 53203.
         var maxTracksPerParticipant = 16
+        /// Largest message content in UTF-8 bytes (413 above it, PROTOCOL.md 3.5).
+        var maxMessageBytes = 10_240
+        /// Accepted messages per sender in the rate window (429 above it).
+        var maxMessagesPerWindow = 10
         var reconnectWindowSeconds: Double = 30
-        /// Defaults of rooms created by a join (REST sets its own, in minutes).
+        /// Defaults of rooms that set none: those a join creates, and REST
+        /// creates without `EmptyRoomTimeout` / `UnusedRoomTimeout` (PROTOCOL.md
+        /// section 1: the flags let tests shorten every room timer).
         var emptyRoomTimeoutSeconds: Double = 300
         var unusedRoomTimeoutSeconds: Double = 300
         var messageRateWindowSeconds: Double = 60
@@ -207,6 +213,8 @@ extension ServerConfiguration {
             forKey: "rooms.defaultMaxParticipants", default: min(d.rooms.defaultMaxParticipants, rooms.maxParticipantsLimit))
         rooms.maxTracksPerParticipant = reader.int(
             forKey: "rooms.maxTracksPerParticipant", default: d.rooms.maxTracksPerParticipant)
+        rooms.maxMessageBytes = reader.int(forKey: "rooms.maxMessageBytes", default: d.rooms.maxMessageBytes)
+        rooms.maxMessagesPerWindow = reader.int(forKey: "rooms.maxMessagesPerWindow", default: d.rooms.maxMessagesPerWindow)
         rooms.reconnectWindowSeconds = reader.double(forKey: "rooms.reconnectWindowSeconds", default: d.rooms.reconnectWindowSeconds)
         rooms.emptyRoomTimeoutSeconds = reader.double(forKey: "rooms.emptyRoomTimeoutSeconds", default: d.rooms.emptyRoomTimeoutSeconds)
         rooms.unusedRoomTimeoutSeconds = reader.double(
@@ -277,6 +285,9 @@ extension ServerConfiguration {
         guard rooms.maxTracksPerParticipant >= 1 else {
             throw ConfigurationError("rooms.maxTracksPerParticipant (--max-tracks) must be at least 1")
         }
+        guard rooms.maxMessageBytes >= 1, rooms.maxMessagesPerWindow >= 1 else {
+            throw ConfigurationError("rooms.maxMessageBytes and rooms.maxMessagesPerWindow must be at least 1")
+        }
         guard shutdown.drainTimeoutSeconds >= 0 else {
             throw ConfigurationError("shutdown.drainTimeoutSeconds (--drain-timeout) must not be negative")
         }
@@ -334,6 +345,8 @@ extension ServerConfiguration {
         c.maxParticipantsLimit = rooms.maxParticipantsLimit
         c.defaultMaxParticipants = rooms.defaultMaxParticipants
         c.maxTracksPerParticipant = rooms.maxTracksPerParticipant
+        c.maxMessageBytes = rooms.maxMessageBytes
+        c.maxMessagesPerWindow = rooms.maxMessagesPerWindow
         c.reconnectWindow = rooms.reconnectWindowSeconds
         c.emptyRoomTimeout = rooms.emptyRoomTimeoutSeconds
         c.unusedRoomTimeout = rooms.unusedRoomTimeoutSeconds

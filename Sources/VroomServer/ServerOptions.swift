@@ -76,6 +76,12 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Publications a participant may have at once (53203 above it; default 16).")
     var maxTracks: Int?
 
+    @Option(help: "Largest message content in UTF-8 bytes (413 above it; default 10240).")
+    var maxMessageBytes: Int?
+
+    @Option(help: "Accepted messages per sender in the rate window (429 above it; default 10).")
+    var maxMessagesPerWindow: Int?
+
     @Option(help: "Seconds a dropped participant may resume (PROTOCOL.md 3.6).")
     var reconnectWindow: Double?
 
@@ -157,6 +163,8 @@ struct ServerOptions: ParsableArguments {
         set("rooms.maxParticipantsLimit", maxParticipantsLimit.map(ConfigContent.int))
         set("rooms.defaultMaxParticipants", defaultMaxParticipants.map(ConfigContent.int))
         set("rooms.maxTracksPerParticipant", maxTracks.map(ConfigContent.int))
+        set("rooms.maxMessageBytes", maxMessageBytes.map(ConfigContent.int))
+        set("rooms.maxMessagesPerWindow", maxMessagesPerWindow.map(ConfigContent.int))
         set("rooms.reconnectWindowSeconds", reconnectWindow.map(ConfigContent.double))
         set("rooms.emptyRoomTimeoutSeconds", emptyRoomTimeout.map(ConfigContent.double))
         set("rooms.unusedRoomTimeoutSeconds", unusedRoomTimeout.map(ConfigContent.double))

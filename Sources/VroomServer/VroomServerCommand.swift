@@ -274,7 +274,8 @@ struct Serve: AsyncParsableCommand {
             host: host, history: history,
             configuration: AdminConfiguration(
                 apiKey: apiKey, apiSecret: apiSecret, accountSID: configuration.accountSID,
-                publicURL: configuration.publicURL, turn: configuration.turnConfiguration),
+                publicURL: configuration.publicURL, scheme: tls == nil ? "http" : "https",
+                turn: configuration.turnConfiguration),
             messageSubscriptions: messageSubscriptions, media: media, placement: node.placement, relay: cluster
         )
         admin.register(on: router)

@@ -63,13 +63,15 @@ import Testing
         _ = try service.resume(sessionToken: outcome.value.sessionToken, identity: "alice", now: at(51))
     }
 
-    @Test func resumeWhileStillConnectedReplacesTheLiveSessionQuietly() throws {
+    /// PROTOCOL.md 3.6: a resume that replaces a socket still open is
+    /// announced as any resume is.
+    @Test func resumeWhileStillConnectedReplacesTheLiveSessionAndIsAnnounced() throws {
         var service = makeService()
         let alice = try join(&service, "alice")
         let bob = try join(&service, "bob")
         let outcome = try service.resume(sessionToken: alice.token, identity: "alice", now: at(5))
         #expect(outcome.value.replacedLiveSession)
-        #expect(outcome.events.notices(to: bob.sid).isEmpty)
+        #expect(outcome.events.notices(to: bob.sid) == [.participantReconnected(alice.sid)])
     }
 
     @Test func lateResumeGets53001BeforeAndAfterTheTick() throws {

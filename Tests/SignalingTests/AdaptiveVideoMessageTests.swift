@@ -49,7 +49,7 @@ import Testing
              "layers":[{"rid":"q","width":320,"height":180},{"rid":"h","width":640,"height":360},{"rid":"f"}]}]}
             """#
         let track = ClientMessage.TrackDescription(
-            mid: "1", name: "screen", kind: .video, priority: .high,
+            mid: "1", name: "screen", kind: "video", priority: .high,
             layers: [.init(rid: "q", width: 320, height: 180), .init(rid: "h", width: 640, height: 360), .init(rid: "f")])
         #expect(SignalingCodec.decode(frame) == .request(.publish(.init(sdp: "x", tracks: [track])), id: "2"))
     }

@@ -98,6 +98,8 @@ extension ClientProcessTests {
         let (rooms, list) = try await Self.get(client, server, "/v1/Rooms")
         #expect(rooms == 200)
         #expect(list.contains(#""rooms""#), "\(list)")
+        // Absolute URLs name the address the request came to, scheme included.
+        #expect(list.contains(#""url":"https://127.0.0.1:\#(server.port)/v1/Rooms"#), "\(list)")
 
         let alice = try await Self.join(server, "alice", trusting: certificate)
         #expect(alice.room.signalingURL?.scheme == "wss")

@@ -105,6 +105,8 @@ extension ServerProcessTests {
         "rooms.maxParticipantsLimit": ("40", ["--max-participants-limit", "40"], 40),
         "rooms.defaultMaxParticipants": ("9", ["--default-max-participants", "9"], 9),
         "rooms.maxTracksPerParticipant": ("4", ["--max-tracks", "4"], 4),
+        "rooms.maxMessageBytes": ("2048", ["--max-message-bytes", "2048"], 2048),
+        "rooms.maxMessagesPerWindow": ("3", ["--max-messages-per-window", "3"], 3),
         "rooms.reconnectWindowSeconds": ("11", ["--reconnect-window", "11"], 11),
         "rooms.emptyRoomTimeoutSeconds": ("61", ["--empty-room-timeout", "61"], 61),
         "rooms.unusedRoomTimeoutSeconds": ("62", ["--unused-room-timeout", "62"], 62),

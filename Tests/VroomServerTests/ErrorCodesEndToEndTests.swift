@@ -123,6 +123,9 @@ extension ServerProcessTests {
         RefusedPublish(
             code: 53300, why: "no tracks entry for a sending m-line", sdp: offer([("0", "audio", opus)]), tracks: []),
         RefusedPublish(
+            code: 53300, why: "a kind that is neither audio nor video", sdp: offer([("0", "audio", opus)]),
+            tracks: [["mid": "0", "name": "mic", "kind": "data"]]),
+        RefusedPublish(
             code: 53301, why: "blank track name", sdp: offer([("0", "audio", opus)]),
             tracks: [["mid": "0", "name": "  ", "kind": "audio"]]),
         RefusedPublish(
@@ -131,6 +134,9 @@ extension ServerProcessTests {
         RefusedPublish(
             code: 53304, why: "two tracks with one name", sdp: offer([("0", "audio", opus), ("1", "audio", opus)]),
             tracks: [["mid": "0", "name": "mic", "kind": "audio"], ["mid": "1", "name": "mic", "kind": "audio"]]),
+        RefusedPublish(
+            code: 53403, why: "a video track on an audio m-line", sdp: offer([("0", "audio", opus)]),
+            tracks: [["mid": "0", "name": "camera", "kind": "video"]]),
         RefusedPublish(
             code: 53403, why: "an offer that does not parse", sdp: "v=0\r\nthis is not SDP\r\n",
             tracks: [["mid": "0", "name": "mic", "kind": "audio"]]),

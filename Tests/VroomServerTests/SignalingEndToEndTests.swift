@@ -299,6 +299,41 @@ extension ServerProcessTests {
         await watcher.close()
     }
 
+    /// The message limits are configurable (PROTOCOL.md 3.5): 16 bytes and
+    /// 2 messages a window here.
+    @Test func theMessageLimitsAreConfigurable() async throws {
+        let server = try Server(["--max-message-bytes", "16", "--max-messages-per-window", "2"])
+        defer { server.stop() }
+        let alice = try server.client("alice")
+        _ = try await joined(alice)
+        func send(_ content: String, id: String) {
+            alice.send(["type": "sendMessage", "id": id, "content": content, "contentType": "application/json"])
+        }
+        send(#"{"text":"seventeen b"}"#, id: "big")
+        let tooBig = try await alice.next("messageFailed", where: { $0["id"] as? String == "big" })
+        #expect(tooBig["code"] as? Int == 413)
+        send(#"{"n":1}"#, id: "one")
+        try await alice.next("messageSent", where: { $0["id"] as? String == "one" })
+        send(#"{"n":2}"#, id: "two")
+        try await alice.next("messageSent", where: { $0["id"] as? String == "two" })
+        send(#"{"n":3}"#, id: "three")
+        let limited = try await alice.next("messageFailed", where: { $0["id"] as? String == "three" })
+        #expect(limited["code"] as? Int == 429)
+        await alice.close()
+    }
+
+    /// A socket that never joined and goes silent gets 53002 as an `error`:
+    /// `disconnected` is only for a session that had joined (section 1).
+    @Test func aSilentSocketThatNeverJoinedGetsAnError53002() async throws {
+        let server = try Server(["--silence-timeout", "1.5"])
+        defer { server.stop() }
+        let idle = try server.client("idle")
+        let error = try await idle.next("error")
+        #expect(error["code"] as? Int == 53002)
+        try await idle.waitClosed()
+        #expect(idle.count("disconnected") == 0)
+    }
+
     @Test func aSilentClientIsDisconnectedWith53002() async throws {
         let server = try Server(["--silence-timeout", "1.5"])
         defer { server.stop() }
