@@ -121,10 +121,10 @@ public final class MediaPlane: Sendable {
 
     /// Answers a publish offer (PROTOCOL.md 3.2 and 5) without changing
     /// anything: parses and checks the offer (53402), then that `trackMIDs`
-    /// names each of its sending m-lines exactly once (53300), that an
-    /// `audio` or `video` entry in `trackKinds` (by position, as
-    /// `trackMIDs`) names an m-line of that kind (53403: the offer
-    /// contradicts its tracks; any other kind is the room's 53300), and that
+    /// names each of its sending m-lines exactly once (53300), that each
+    /// entry of `trackKinds` (by position, as `trackMIDs`) is `audio` or
+    /// `video` (53300, a bad track description) and names an m-line of that
+    /// kind (53403: the offer contradicts its tracks), and that
     /// each has Opus or VP8 (53404). Call `applyPublish` once the room
     /// accepted the tracks.
     public func answerPublish(
@@ -153,7 +153,10 @@ public final class MediaPlane: Sendable {
         guard Set(trackMIDs) == offer.sendingMIDs, trackMIDs.count == offer.sendingMIDs.count else {
             throw MediaError(code: 53300, message: "the tracks must name each sending m-line of the offer once")
         }
-        for (mid, kind) in zip(trackMIDs, trackKinds ?? []) where kind == "audio" || kind == "video" {
+        for (mid, kind) in zip(trackMIDs, trackKinds ?? []) {
+            guard kind == "audio" || kind == "video" else {
+                throw MediaError(code: 53300, message: "track '\(mid)' has kind '\(kind)'; it must be audio or video")
+            }
             guard let line = offer.sdp.media.first(where: { $0.mid == mid }), line.kind.description == kind else {
                 throw MediaError(code: 53403, message: "track '\(mid)' is \(kind) but its m-line is not")
             }

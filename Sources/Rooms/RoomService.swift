@@ -157,10 +157,10 @@ public struct RoomService: Sendable {
     /// (window missed, left) 53001. A reconnecting participant whose window
     /// has passed gets 53001 even before `tick` removes it.
     ///
-    /// Others get `participantReconnected` when it was reconnecting; when it
-    /// was still connected (old socket open) `replacedLiveSession` tells
-    /// Signaling to close the old socket. The participant gets
-    /// `subscriptionsChanged` when its subscribed set changed since the drop.
+    /// Others get `participantReconnected`, also when it was still connected
+    /// (its old socket open; `replacedLiveSession` says so). The participant
+    /// gets `subscriptionsChanged` when its subscribed set changed since the
+    /// drop.
     public mutating func resume(sessionToken: SessionToken, identity: String, now: Date) throws(RoomError) -> RoomOutcome<JoinResult> {
         forgetEndedSessions(now: now)
         if let ended = endedSessions[sessionToken] {

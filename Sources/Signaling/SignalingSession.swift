@@ -444,8 +444,9 @@ actor SignalingSession {
         if let control = lastControlFrame.withLock({ $0 }), control > lastFrame { lastFrame = control }
         if now.timeIntervalSince(lastFrame) >= settings.silenceTimeout {
             let timeout = SignalingError(.signalingConnectionTimeout)
+            // Joined once the host queued `joined` (before `participant` is set).
             outbox.send(.finalMessage(
-                participant == nil
+                outbox.joined == nil
                     ? timeout.errorMessage(id: nil) : .disconnected(code: timeout.code, message: timeout.message)))
             return false
         }

@@ -285,8 +285,12 @@ extension ServerConfiguration {
         guard rooms.maxTracksPerParticipant >= 1 else {
             throw ConfigurationError("rooms.maxTracksPerParticipant (--max-tracks) must be at least 1")
         }
-        guard rooms.maxMessageBytes >= 1, rooms.maxMessagesPerWindow >= 1 else {
-            throw ConfigurationError("rooms.maxMessageBytes and rooms.maxMessagesPerWindow must be at least 1")
+        // A client frame is at most 64 KiB (53003 above), the content's escaping and the envelope included.
+        guard (1...32_768).contains(rooms.maxMessageBytes) else {
+            throw ConfigurationError("rooms.maxMessageBytes (--max-message-bytes) must be in 1...32768")
+        }
+        guard rooms.maxMessagesPerWindow >= 1 else {
+            throw ConfigurationError("rooms.maxMessagesPerWindow (--max-messages-per-window) must be at least 1")
         }
         guard shutdown.drainTimeoutSeconds >= 0 else {
             throw ConfigurationError("shutdown.drainTimeoutSeconds (--drain-timeout) must not be negative")

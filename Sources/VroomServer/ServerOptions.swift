@@ -76,7 +76,7 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Publications a participant may have at once (53203 above it; default 16).")
     var maxTracks: Int?
 
-    @Option(help: "Largest message content in UTF-8 bytes (413 above it; default 10240).")
+    @Option(help: "Largest message content in UTF-8 bytes, at most 32768 (413 above it; default 10240).")
     var maxMessageBytes: Int?
 
     @Option(help: "Accepted messages per sender in the rate window (429 above it; default 10).")

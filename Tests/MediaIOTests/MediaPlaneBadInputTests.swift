@@ -234,6 +234,29 @@ extension MediaPlaneScenarios {
         await session.stop()
     }
 
+    /// `tracks` kinds against the offer's m-lines (mid 0 audio, mid 1
+    /// video): a kind that contradicts its m-line is 53403, one that is
+    /// neither audio nor video 53300, before anything changes.
+    @Test func trackKindsMustMatchTheirMLines() async throws {
+        let session = try PlaneSession(seed: 16)
+        let offer = session.publisher.publishOffer(audioSSRC: SSRC(1), videoSSRC: SSRC(2))
+        func code(_ kinds: [String]) -> Int? {
+            do {
+                _ = try session.plane.answerPublish(
+                    participant: session.publisherSID, room: session.room, offer: offer, trackMIDs: ["0", "1"],
+                    trackKinds: kinds)
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        #expect(code(["audio", "video"]) == nil)
+        #expect(code(["video", "video"]) == 53403)
+        #expect(code(["audio", "audio"]) == 53403)
+        #expect(code(["audio", "data"]) == 53300)
+        await session.stop()
+    }
+
     @Test func hostilePublishOffersAreRefusedWith53403() async throws {
         let session = try PlaneSession(seed: 15)
         let peer = session.publisher

@@ -892,6 +892,8 @@ export class Room extends EventEmitter {
       case "redirect": return this._onRedirect(message.url);
       case "reconnect": return this._onMove(message.url);
       case "disconnected": {
+        // 53002 (silence) is treated like a drop on both sides (PROTOCOL.md 3.6): resume.
+        if (message.code === 53002) return logger.warn("the server cut the session for silence: resuming");
         this._closing = new VroomError(message.code, message.message);
         return;
       }
