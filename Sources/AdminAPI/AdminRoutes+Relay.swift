@@ -59,8 +59,7 @@ enum RoomAction: Codable, Sendable, Equatable {
         case .subscribedTracks(_, let participant, let track, let url, let query):
             .subscribedTracks(room: room, participant: participant, track: track, url: url, query: query)
         case .roomStats: .roomStats(room: room)
-        case .createRoom(var creation):
-            .createRoom({ creation.uniqueName = room; return creation }())
+        case .createRoom: self  // relayed by its unique name, which is its reference
         }
     }
 }

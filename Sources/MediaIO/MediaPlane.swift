@@ -153,14 +153,7 @@ public final class MediaPlane: Sendable {
         guard Set(trackMIDs) == offer.sendingMIDs, trackMIDs.count == offer.sendingMIDs.count else {
             throw MediaError(code: 53300, message: "the tracks must name each sending m-line of the offer once")
         }
-        for (mid, kind) in zip(trackMIDs, trackKinds ?? []) {
-            guard kind == "audio" || kind == "video" else {
-                throw MediaError(code: 53300, message: "track '\(mid)' has kind '\(kind)'; it must be audio or video")
-            }
-            guard let line = offer.sdp.media.first(where: { $0.mid == mid }), line.kind.description == kind else {
-                throw MediaError(code: 53403, message: "track '\(mid)' is \(kind) but its m-line is not")
-            }
-        }
+        if let trackKinds { try answer.requireKinds(trackKinds, forMIDs: trackMIDs) }
         try answer.requireCodecs(forMIDs: trackMIDs)
         return PendingPublish(answer: answer, local: ice)
     }

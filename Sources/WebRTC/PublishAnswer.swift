@@ -70,6 +70,22 @@ public struct PublishAnswer: Hashable, Sendable {
         return previous.sendingMIDs.filter { !now.contains($0) }
     }
 
+    /// Checks each track's kind, as `publish.tracks` gives it (`kinds`, by
+    /// position as `mids`), against its m-line: 53300 when it is neither
+    /// `audio` nor `video` (a bad track description, PROTOCOL.md section
+    /// 4), 53403 when the m-line is of the other kind (the offer contradicts
+    /// its tracks).
+    public func requireKinds(_ kinds: [String], forMIDs mids: [String]) throws(NegotiationError) {
+        for (mid, kind) in zip(mids, kinds) {
+            guard kind == MediaKind.audio.description || kind == MediaKind.video.description else {
+                throw NegotiationError(code: 53300, message: "track '\(mid)' has kind '\(kind)'; it must be audio or video")
+            }
+            guard media(withMID: mid)?.kind.description == kind else {
+                throw .serverRemoteDescFailed("track '\(mid)' is \(kind) but its m-line is not")
+            }
+        }
+    }
+
     /// Throws 53404 when an m-line named in `mids` (the `tracks` of a
     /// `publish`) was rejected for want of Opus or VP8. A mid that names no
     /// m-line is not checked here: that is 53300 (PROTOCOL.md section 5),
