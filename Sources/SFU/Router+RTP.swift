@@ -108,14 +108,16 @@ extension Router {
             if receiver.isSimulcast {
                 // The track's DownTracks hang off its lowest layer; each takes
                 // only the layer it forwards (or the target's keyframe).
-                let track = receiver.lowestLayer ?? receiver
-                for downTrack in track.downTracks {
+                let downTracks = (receiver.lowestLayer ?? receiver).downTracks
+                let layer = receiver.layer
+                downTracks.forEachUnretained { downTrack in
                     forwardLayer(
-                        view, payloadOffset: payloadOffset, input: input, layer: receiver.layer, to: downTrack,
-                        now: now, into: &sink)
+                        view, payloadOffset: payloadOffset, input: input, layer: layer, to: downTrack, now: now,
+                        into: &sink)
                 }
             } else {
-                for downTrack in receiver.downTracks {
+                let downTracks = receiver.downTracks
+                downTracks.forEachUnretained { downTrack in
                     forward(view, payloadOffset: payloadOffset, input: input, to: downTrack, now: now, into: &sink)
                 }
             }
