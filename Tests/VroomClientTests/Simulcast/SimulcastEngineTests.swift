@@ -17,18 +17,31 @@ import VroomTesting
         let rid = try #require(accepted?.last)
         let layer = try #require(["q", "h", "f"].firstIndex(of: rid))
         let sent = try await session.sendMedia(frames: 60, seed: 12, layer: layer)
-        let arrived = await waitUntil(timeout: .seconds(3)) { session.bLog.videoFrames.count >= sent.video.count - 3 }
-        let received = session.bLog.videoFrames.map(\.data)
+        _ = await waitUntil(timeout: .seconds(3)) { session.bLog.videoFrames.count >= sent.video.count - 3 }
+        let frames = session.bLog.videoFrames
+        let received = frames.map(\.data)
         // A simulcast DownTrack starts only at a keyframe of its target
         // layer; B sometimes starts a frame or two late (when it did, its
         // first frame was frame 1, a keyframe asked for by PLI: frame 0
         // likely left before B's DownTrack existed).
-        // From there on, every frame arrives, in order, as sent (the NACKs
-        // repair the loss).
         let start = try #require(received.first.flatMap { sent.video.firstIndex(of: $0) }, "B's first frame is one A sent")
         #expect(start <= 3, "B starts within 3 frames of the first: \(start)")
-        #expect(arrived || received.count >= sent.video.count - start - 3, "B got \(received.count)/\(sent.video.count) video frames")
-        #expect(received == Array(sent.video[start...].prefix(received.count)))
+        // From there on, frames arrive in order, as sent; the NACKs repair
+        // the loss. A frame whose repair takes longer than the assembler's
+        // 400 ms wait is skipped, and the next one says it follows a loss
+        // (B then asks for a keyframe). That happened with four of these
+        // sessions at once on 2 cores: frame 23 of 60 never came, frame 24
+        // was a keyframe.
+        let indices = received.map { frame in sent.video.firstIndex(of: frame) }
+        #expect(!indices.contains(nil), "every frame B got is one A sent, unchanged")
+        let order = indices.compactMap { $0 }
+        #expect(order == order.sorted() && Set(order).count == order.count, "B's frames are in order, once each: \(order)")
+        let unflaggedGaps = zip(order.indices.dropFirst(), zip(order, order.dropFirst())).filter { position, pair in
+            pair.1 != pair.0 + 1 && !frames[position].followsLoss
+        }
+        #expect(unflaggedGaps.isEmpty, "a frame after a gap says it follows a loss: \(order)")
+        let missing = sent.video.count - start - order.count
+        #expect(missing <= 3, "B got \(order.count)/\(sent.video.count) video frames: \(order)")
         let a = try await session.on(session.a) { $0.statistics() }
         let camera = try #require(a.localTracks.first { $0.name == "camera" })
         #expect(camera.nacksReceived > 0 && camera.retransmissionsSent > 0)
