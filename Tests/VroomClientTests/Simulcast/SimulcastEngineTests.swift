@@ -41,7 +41,10 @@ import VroomTesting
         }
         #expect(unflaggedGaps.isEmpty, "a frame after a gap says it follows a loss: \(order)")
         let missing = sent.video.count - start - order.count
-        #expect(missing <= 3, "B got \(order.count)/\(sent.video.count) video frames: \(order)")
+        let b = try await session.on(session.b) { $0.statistics() }
+        #expect(
+            missing <= 3,
+            "B got \(order.count)/\(sent.video.count) video frames: \(order); server: \(session.planeLog.all); B: \(b.remoteTracks)")
         let a = try await session.on(session.a) { $0.statistics() }
         let camera = try #require(a.localTracks.first { $0.name == "camera" })
         #expect(camera.nacksReceived > 0 && camera.retransmissionsSent > 0)
