@@ -59,8 +59,8 @@ public final class SRTPContext {
     private let sender: any SRTPCipher
     private let receiver: any SRTPCipher
     private var isClosed = false
-    private let outbound = SRTPStreamTable<SRTPOutboundStream>(initialCapacity: 16, limit: outboundStreamLimit)
-    private let inbound = SRTPStreamTable<SRTPInboundStream>(initialCapacity: 16, limit: inboundStreamLimit)
+    private var outbound = SRTPStreamTable<SRTPOutboundStream>(initialCapacity: 16, limit: outboundStreamLimit)
+    private var inbound = SRTPStreamTable<SRTPInboundStream>(initialCapacity: 16, limit: inboundStreamLimit)
 
     /// Derives both directions' keys from `material` (key || salt each).
     /// Throws when a key has the wrong length for the profile or OpenSSL
@@ -142,11 +142,10 @@ public final class SRTPContext {
         let ssrc: UInt32 = header.loadBigEndian(at: 8)
         let sequence: UInt16 = header.loadBigEndian(at: 2)
         let slot = outbound.slot(of: ssrc) ?? outbound.insert(ssrc, SRTPOutboundStream())
-        let stream = outbound.state(at: slot)
-        let index = SRTPPacketIndex.estimate(sequence: sequence, highest: stream.pointee.highestRTPIndex)
-        if index > stream.pointee.highestRTPIndex ?? 0 || stream.pointee.highestRTPIndex == nil {
-            stream.pointee.highestRTPIndex = index
-        }
+        let entry = outbound.entry(at: slot)
+        let highest = entry.pointee.state.highestRTPIndex
+        let index = SRTPPacketIndex.estimate(sequence: sequence, highest: highest)
+        if highest.map({ index > $0 }) ?? true { entry.pointee.state.highestRTPIndex = index }
         guard sender.sealRTP(
             packet: packet, headerLength: headerLength, inPlaceLength: written &- headerLength, payload: tail,
             payloadLength: tailLength, ssrc: ssrc, index: index)
@@ -164,10 +163,10 @@ public final class SRTPContext {
         else { return nil }
         let ssrc: UInt32 = UnsafeRawPointer(base).loadBigEndian(at: 4)
         let slot = outbound.slot(of: ssrc) ?? outbound.insert(ssrc, SRTPOutboundStream())
-        let stream = outbound.state(at: slot)
-        let index = stream.pointee.nextRTCPIndex
+        let entry = outbound.entry(at: slot)
+        let index = entry.pointee.state.nextRTCPIndex
         guard index <= 0x7FFF_FFFF else { return nil }
-        stream.pointee.nextRTCPIndex = index + 1
+        entry.pointee.state.nextRTCPIndex = index + 1
         return sender.sealRTCP(packet: base, length: length, ssrc: ssrc, index: index)
     }
 
@@ -183,14 +182,14 @@ public final class SRTPContext {
         let ssrc: UInt32 = UnsafeRawPointer(base).loadBigEndian(at: 8)
         let sequence: UInt16 = UnsafeRawPointer(base).loadBigEndian(at: 2)
         let known = inbound.slot(of: ssrc)
-        var window = known.map { inbound.state(at: $0).pointee.rtp } ?? SRTPReplayWindow()
+        var window = known.map { inbound.entry(at: $0).pointee.state.rtp } ?? SRTPReplayWindow()
         let index = SRTPPacketIndex.estimate(sequence: sequence, highest: window.isEmpty ? nil : window.highest)
         guard window.check(index) == .new else { return .dropped(.replay) }
         guard receiver.openRTP(packet: base, headerLength: headerLength, length: length, ssrc: ssrc, index: index)
         else { return .dropped(.authentication) }
         // Authenticated: only now may the stream's state move (or the stream appear).
         if let known {
-            inbound.state(at: known).pointee.rtp.record(index)
+            inbound.entry(at: known).pointee.state.rtp.record(index)
         } else {
             window.record(index)
             _ = inbound.insert(ssrc, SRTPInboundStream(rtp: window))
@@ -208,13 +207,13 @@ public final class SRTPContext {
         let word: UInt32 = packet.loadBigEndian(at: length - receiver.rtcpIndexOffsetFromEnd)
         let index = word & 0x7FFF_FFFF
         let known = inbound.slot(of: ssrc)
-        var window = known.map { inbound.state(at: $0).pointee.rtcp } ?? SRTPReplayWindow()
+        var window = known.map { inbound.entry(at: $0).pointee.state.rtcp } ?? SRTPReplayWindow()
         guard window.check(UInt64(index)) == .new else { return .dropped(.replay) }
         guard let plainLength = receiver.openRTCP(
             packet: base, length: length, ssrc: ssrc, index: index, encrypted: word & 0x8000_0000 != 0)
         else { return .dropped(.authentication) }
         if let known {
-            inbound.state(at: known).pointee.rtcp.record(UInt64(index))
+            inbound.entry(at: known).pointee.state.rtcp.record(UInt64(index))
         } else {
             window.record(UInt64(index))
             _ = inbound.insert(ssrc, SRTPInboundStream(rtcp: window))

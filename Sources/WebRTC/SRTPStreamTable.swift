@@ -8,15 +8,28 @@
 /// SSRCs are our own: the table starts small and doubles up to its bound, so
 /// the rare growth happens when a new SSRC appears, never per packet.
 ///
+/// Laid out for a forwarding worker that protects each copy with another
+/// subscriber's context, so each lookup starts with cold caches: the table
+/// is a noncopyable value inside its `SRTPContext` (no object of its own to
+/// load), the SSRCs and the entries share one allocation, and a stream's
+/// last use sits beside its state. A packet of a stream already in the
+/// table touches the context, one line of SSRCs and its entry.
+///
 /// Not thread-safe; one media worker owns the `SRTPContext` that owns it.
-final class SRTPStreamTable<State> {
+struct SRTPStreamTable<State>: ~Copyable {
+    /// A stream's state and when it was last used (for eviction).
+    struct Entry {
+        var lastUse: UInt64
+        var state: State
+    }
+
     /// How many slots are allocated now; `limit` at most.
     private(set) var capacity: Int
     let limit: Int
     private(set) var count = 0
+    /// `capacity` SSRCs, then (aligned) `capacity` entries: one allocation.
     private var ssrcs: UnsafeMutablePointer<UInt32>
-    private var lastUse: UnsafeMutablePointer<UInt64>
-    private var states: UnsafeMutablePointer<State>
+    private var entries: UnsafeMutablePointer<Entry>
     private var clock: UInt64 = 0
     private var lastSlot = 0
 
@@ -24,21 +37,17 @@ final class SRTPStreamTable<State> {
         precondition(initialCapacity > 0 && initialCapacity <= limit)
         capacity = initialCapacity
         self.limit = limit
-        ssrcs = .allocate(capacity: initialCapacity)
-        lastUse = .allocate(capacity: initialCapacity)
-        states = .allocate(capacity: initialCapacity)
+        (ssrcs, entries) = Self.allocate(capacity: initialCapacity)
     }
 
     deinit {
-        states.deinitialize(count: count)
-        states.deallocate()
+        entries.deinitialize(count: count)
         ssrcs.deallocate()
-        lastUse.deallocate()
     }
 
     /// The slot of `ssrc`, marked as just used; nil if the table has none.
     @inline(__always)
-    func slot(of ssrc: UInt32) -> Int? {
+    mutating func slot(of ssrc: UInt32) -> Int? {
         // Consecutive packets are mostly of one stream: try its slot first.
         if lastSlot < count && ssrcs[lastSlot] == ssrc {
             touch(lastSlot)
@@ -54,22 +63,18 @@ final class SRTPStreamTable<State> {
 
     /// Adds `ssrc` with `state` (which must not be in the table yet),
     /// growing up to `limit`, then evicting the least recently used stream.
-    func insert(_ ssrc: UInt32, _ state: State) -> Int {
+    mutating func insert(_ ssrc: UInt32, _ state: State) -> Int {
         let slot: Int
-        if count < capacity {
+        if count < capacity || capacity < limit {
+            if count == capacity { grow() }
             slot = count
             count += 1
-            states.advanced(by: slot).initialize(to: state)
-        } else if capacity < limit {
-            grow()
-            slot = count
-            count += 1
-            states.advanced(by: slot).initialize(to: state)
+            entries.advanced(by: slot).initialize(to: Entry(lastUse: 0, state: state))
         } else {
             var oldest = 0
-            for candidate in 1..<count where lastUse[candidate] < lastUse[oldest] { oldest = candidate }
+            for candidate in 1..<count where entries[candidate].lastUse < entries[oldest].lastUse { oldest = candidate }
             slot = oldest
-            states[slot] = state
+            entries[slot].state = state
         }
         ssrcs[slot] = ssrc
         touch(slot)
@@ -77,33 +82,40 @@ final class SRTPStreamTable<State> {
         return slot
     }
 
-    /// The state in `slot` (from `slot(of:)` or `insert`), to read or update
-    /// in place; valid until the next `insert`.
+    /// The entry in `slot` (from `slot(of:)` or `insert`), to read or
+    /// update its state in place; valid until the next `insert`.
     @inline(__always)
-    func state(at slot: Int) -> UnsafeMutablePointer<State> {
-        states.advanced(by: slot)
+    func entry(at slot: Int) -> UnsafeMutablePointer<Entry> {
+        entries.advanced(by: slot)
     }
 
     @inline(__always)
-    private func touch(_ slot: Int) {
+    private mutating func touch(_ slot: Int) {
         clock &+= 1
-        lastUse[slot] = clock
+        entries[slot].lastUse = clock
     }
 
-    private func grow() {
+    private mutating func grow() {
         let newCapacity = min(capacity * 2, limit)
-        let newSSRCs = UnsafeMutablePointer<UInt32>.allocate(capacity: newCapacity)
-        let newLastUse = UnsafeMutablePointer<UInt64>.allocate(capacity: newCapacity)
-        let newStates = UnsafeMutablePointer<State>.allocate(capacity: newCapacity)
-        newSSRCs.initialize(from: ssrcs, count: count)
-        newLastUse.initialize(from: lastUse, count: count)
-        newStates.moveInitialize(from: states, count: count)
+        let (newSSRCs, newEntries) = Self.allocate(capacity: newCapacity)
+        newSSRCs.update(from: ssrcs, count: count)
+        newEntries.moveInitialize(from: entries, count: count)
         ssrcs.deallocate()
-        lastUse.deallocate()
-        states.deallocate()
         ssrcs = newSSRCs
-        lastUse = newLastUse
-        states = newStates
+        entries = newEntries
         capacity = newCapacity
+    }
+
+    /// One allocation: the SSRCs at its start, the entries after them at
+    /// `Entry`'s alignment. Deallocated through the SSRC pointer.
+    private static func allocate(capacity: Int) -> (UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<Entry>) {
+        let alignment = max(MemoryLayout<Entry>.alignment, MemoryLayout<UInt32>.alignment)
+        let offset = (capacity * MemoryLayout<UInt32>.stride + alignment - 1) / alignment * alignment
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: offset + capacity * MemoryLayout<Entry>.stride, alignment: alignment)
+        let ssrcs = raw.bindMemory(to: UInt32.self, capacity: capacity)
+        ssrcs.initialize(repeating: 0, count: capacity)
+        let entries = (raw + offset).bindMemory(to: Entry.self, capacity: capacity)
+        return (ssrcs, entries)
     }
 }

@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func streamTableEvictsTheLeastRecentlyUsedAtItsLimit() {
-        let table = SRTPStreamTable<Int>(initialCapacity: 2, limit: 4)
+        var table = SRTPStreamTable<Int>(initialCapacity: 2, limit: 4)
         for ssrc in UInt32(1)...4 { _ = table.insert(ssrc, Int(ssrc) * 10) }
         #expect(table.capacity == 4 && table.count == 4)
         _ = table.slot(of: 1)  // 1 is now more recent than 2
@@ -59,7 +59,7 @@ import Testing
         #expect(table.slot(of: 2) == nil)
         for ssrc: UInt32 in [1, 3, 4, 5] {
             let slot = table.slot(of: ssrc)
-            #expect(slot.map { table.state(at: $0).pointee } == Int(ssrc) * 10)
+            #expect(slot.map { table.entry(at: $0).pointee.state } == Int(ssrc) * 10)
         }
     }
 }
