@@ -14,15 +14,24 @@ import WebRTC
 
 @testable import VroomClient
 
-/// What an engine reported, kept for the test (appended on the event loop,
-/// read from the test task).
-final class EngineEventLog: Sendable {
-    private let events = Mutex<[MediaEngineEvent]>([])
+/// Events kept for the test: appended on the thread that reports them (an
+/// engine's event loop, a plane's worker), read from the test task.
+final class EventLog<Event: Sendable>: Sendable {
+    private let events = Mutex<[Event]>([])
 
-    func append(_ event: MediaEngineEvent) { events.withLock { $0.append(event) } }
+    func append(_ event: Event) { events.withLock { $0.append(event) } }
 
-    var all: [MediaEngineEvent] { events.withLock { $0 } }
+    var all: [Event] { events.withLock { $0 } }
+}
 
+/// What an engine reported.
+typealias EngineEventLog = EventLog<MediaEngineEvent>
+
+/// What the media plane reported (switch-offs, layers, failures), for a
+/// failing test's message.
+typealias MediaEventLog = EventLog<MediaEvent>
+
+extension EventLog where Event == MediaEngineEvent {
     var videoFrames: [RemoteVideoFrame] {
         all.compactMap { if case .remoteVideoFrame(_, let frame) = $0 { frame } else { nil } }
     }
@@ -45,16 +54,6 @@ final class EngineEventLog: Sendable {
         for case .connectionStateChanged(let r, let state) in all where r == role { connected = state == .connected }
         return connected
     }
-}
-
-/// What the media plane reported (switch-offs, layers, failures), kept
-/// for a failing test's message.
-final class MediaEventLog: Sendable {
-    private let events = Mutex<[MediaEvent]>([])
-
-    func append(_ event: MediaEvent) { events.withLock { $0.append(event) } }
-
-    var all: [MediaEvent] { events.withLock { $0 } }
 }
 
 /// A real in-process `MediaPlane` on 127.0.0.1 and two `MediaEngine`s on

@@ -36,9 +36,7 @@ import VroomTesting
         #expect(!indices.contains(nil), "every frame B got is one A sent, unchanged")
         let order = indices.compactMap { $0 }
         #expect(order == order.sorted() && Set(order).count == order.count, "B's frames are in order, once each: \(order)")
-        let unflaggedGaps = zip(order.indices.dropFirst(), zip(order, order.dropFirst())).filter { position, pair in
-            pair.1 != pair.0 + 1 && !frames[position].followsLoss
-        }
+        let unflaggedGaps = order.indices.dropFirst().filter { order[$0] != order[$0 - 1] + 1 && !frames[$0].followsLoss }
         #expect(unflaggedGaps.isEmpty, "a frame after a gap says it follows a loss: \(order)")
         let missing = sent.video.count - start - order.count
         let b = try await session.on(session.b) { $0.statistics() }
