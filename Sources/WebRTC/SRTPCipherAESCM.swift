@@ -1,8 +1,10 @@
 import COpenSSL
 
 /// AES_CM_128_HMAC_SHA1_80 for SRTP and SRTCP (RFC 3711 sections 4.1.1 and
-/// 4.2): AES-128 in counter mode through one EVP_CIPHER_CTX per key (RTP,
-/// RTCP), keyed once; each packet only sets its 16-byte IV. HMAC-SHA1 with
+/// 4.2): AES-128 in counter mode over one ECB EVP_CIPHER_CTX per key (RTP,
+/// RTCP), keyed once and never re-initialised: each packet's keystream is
+/// its counter blocks encrypted in one call (`vroom_aes_ctr_xor`), which
+/// spares OpenSSL 3.0's per-IV parameter lookup. HMAC-SHA1 with
 /// the key's inner and outer pad blocks hashed once at init
 /// (`vroom_hmac_sha1_key`): a MAC is two SHA-1 passes over copied states,
 /// no allocation (OpenSSL 3.0's EVP_MAC re-init allocates twice per packet).
@@ -52,8 +54,10 @@ final class SRTPCipherAESCM: SRTPCipher {
     private static func context(key: [UInt8]) -> OpaquePointer? {
         guard let context = EVP_CIPHER_CTX_new() else { return nil }
         // Counter mode is its own inverse: one encrypting context serves
-        // both directions.
-        guard EVP_EncryptInit_ex(context, EVP_aes_128_ctr(), nil, key, nil) == 1 else {
+        // both directions. Whole blocks only, so no padding.
+        guard EVP_EncryptInit_ex(context, EVP_aes_128_ecb(), nil, key, nil) == 1,
+            EVP_CIPHER_CTX_set_padding(context, 0) == 1
+        else {
             EVP_CIPHER_CTX_free(context)
             return nil
         }
@@ -91,16 +95,9 @@ final class SRTPCipherAESCM: SRTPCipher {
         iv.xorBigEndian(ssrc, at: 4)
         iv.xorBigEndian(UInt16(truncatingIfNeeded: index >> 32), at: 8)
         iv.xorBigEndian(UInt32(truncatingIfNeeded: index), at: 10)
-        var written: Int32 = 0
-        return EVP_EncryptInit_ex(context, nil, nil, nil, self.iv) == 1
-            && (length == 0
-                || EVP_EncryptUpdate(
-                    context, output.assumingMemoryBound(to: UInt8.self), &written,
-                    input.assumingMemoryBound(to: UInt8.self), Int32(length)) == 1)
-            && (secondLength == 0
-                || EVP_EncryptUpdate(
-                    context, secondOutput?.assumingMemoryBound(to: UInt8.self), &written,
-                    second?.assumingMemoryBound(to: UInt8.self), Int32(secondLength)) == 1)
+        return vroom_aes_ctr_xor(
+            context, self.iv, input.assumingMemoryBound(to: UInt8.self), output.assumingMemoryBound(to: UInt8.self), length,
+            second?.assumingMemoryBound(to: UInt8.self), secondOutput?.assumingMemoryBound(to: UInt8.self), secondLength) == 1
     }
 
     /// HMAC-SHA1 of `data[0..<length]` || the 4 bytes in `suffix` into `mac`.
