@@ -1,5 +1,6 @@
-// SRTP protect and unprotect of one 1200-byte RTP packet (issue 16 item 1):
-// ours (WebRTC's SRTPContext on OpenSSL's EVP) and libsrtp2 (Debian's, on
+// SRTP protect and unprotect of one RTP packet of 1200 bytes (video) and of
+// 100 bytes (audio, where the per-packet cost shows) (issue 16 items 1 and
+// 3): ours (WebRTC's SRTPContext on OpenSSL) and libsrtp2 (Debian's, on
 // NSS; LibSRTPReference) side by side in one run, for both profiles, so
 // their ratio is measured on the same machine at the same moment.
 // "(mallocs)" runs one packet per sample: "Malloc (total)" is per packet.
@@ -7,7 +8,7 @@ import Benchmark
 import LibSRTPReference
 import WebRTC
 
-/// One sender and one receiver with the same key, and a 1200-byte packet
+/// One sender and one receiver with the same key, and a `size`-byte packet
 /// whose sequence number advances (so the receiver's replay check passes).
 final class SRTPBenchmarkPair {
     let plain: [UInt8]
@@ -16,13 +17,13 @@ final class SRTPBenchmarkPair {
     let theirs: (LibSRTPSession, LibSRTPSession)
     var sequence: UInt16 = 1
 
-    init(profile: SRTPProfile) {
+    init(profile: SRTPProfile, size: Int) {
         let key = (0..<(profile.keyLength + profile.saltLength)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
         let material = SRTPKeyingMaterial(profile: profile, local: key, remote: key)
         ours = (try! SRTPContext(material: material), try! SRTPContext(material: material))
         let gcm = profile == .aeadAES128GCM
         theirs = (LibSRTPSession(gcm: gcm, key: key, outbound: true)!, LibSRTPSession(gcm: gcm, key: key, outbound: false)!)
-        plain = [0x80, 96, 0, 1, 0, 0, 0x10, 0, 0x12, 0x34, 0x56, 0x78] + (0..<1188).map { UInt8(truncatingIfNeeded: $0) }
+        plain = [0x80, 96, 0, 1, 0, 0, 0x10, 0, 0x12, 0x34, 0x56, 0x78] + (0..<(size - 12)).map { UInt8(truncatingIfNeeded: $0) }
     }
 
     @inline(__always)
@@ -75,46 +76,48 @@ func srtpBenchmarks() {
     let perPacket = Benchmark.Configuration(scalingFactor: .kilo)
     let profiles: [(String, SRTPProfile)] = [("AES-GCM", .aeadAES128GCM), ("AES-CM-SHA1-80", .aes128CMSHA1_80)]
     for (name, profile) in profiles {
-        for (suffix, configuration) in [("x1000", perPacket), ("mallocs", Benchmark.defaultConfiguration)] {
-            // Protect: the packet is reloaded each time (a 1200-byte copy, in
-            // both columns alike).
-            Benchmark("SRTP \(name) protect 1200 B, ours (\(suffix))", configuration: configuration) { benchmark in
-                let pair = SRTPBenchmarkPair(profile: profile)
-                benchmark.startMeasurement()
-                for _ in benchmark.scaledIterations { blackHole(pair.protectOurs()) }
-                benchmark.stopMeasurement()
-            }
-            Benchmark("SRTP \(name) protect 1200 B, libsrtp2 (\(suffix))", configuration: configuration) { benchmark in
-                let pair = SRTPBenchmarkPair(profile: profile)
-                benchmark.startMeasurement()
-                for _ in benchmark.scaledIterations { blackHole(pair.protectTheirs()) }
-                benchmark.stopMeasurement()
-            }
-            // Unprotect: the sample's packets are protected first (unmeasured)
-            // into slots of their own, then unprotected in a row.
-            Benchmark("SRTP \(name) unprotect 1200 B, ours (\(suffix))", configuration: configuration) { benchmark in
-                let pair = SRTPBenchmarkPair(profile: profile)
-                let batch = SRTPBenchmarkBatch(count: benchmark.scaledIterations.count, buffer: pair.buffer) { pair.protectOurs() }
-                let slots = batch.slots
-                benchmark.startMeasurement()
-                for i in 0..<slots.count {
-                    let result = pair.ours.1.unprotectRTP(slots[i], length: batch.lengths[i])
-                    blackHole(result)
+        for size in [1200, 100] {
+            for (suffix, configuration) in [("x1000", perPacket), ("mallocs", Benchmark.defaultConfiguration)] {
+                // Protect: the packet is reloaded each time (a `size`-byte
+                // copy, in both columns alike).
+                Benchmark("SRTP \(name) protect \(size) B, ours (\(suffix))", configuration: configuration) { benchmark in
+                    let pair = SRTPBenchmarkPair(profile: profile, size: size)
+                    benchmark.startMeasurement()
+                    for _ in benchmark.scaledIterations { blackHole(pair.protectOurs()) }
+                    benchmark.stopMeasurement()
                 }
-                benchmark.stopMeasurement()
-                precondition(pair.ours.1.unprotectRTP(slots[0], length: batch.lengths[0]) == .dropped(.replay))
-                batch.free()
-            }
-            Benchmark("SRTP \(name) unprotect 1200 B, libsrtp2 (\(suffix))", configuration: configuration) { benchmark in
-                let pair = SRTPBenchmarkPair(profile: profile)
-                let batch = SRTPBenchmarkBatch(count: benchmark.scaledIterations.count, buffer: pair.buffer) { pair.protectTheirs() }
-                let slots = batch.slots
-                benchmark.startMeasurement()
-                for i in 0..<slots.count {
-                    blackHole(pair.theirs.1.unprotect(slots[i].baseAddress!, length: batch.lengths[i], rtcp: false))
+                Benchmark("SRTP \(name) protect \(size) B, libsrtp2 (\(suffix))", configuration: configuration) { benchmark in
+                    let pair = SRTPBenchmarkPair(profile: profile, size: size)
+                    benchmark.startMeasurement()
+                    for _ in benchmark.scaledIterations { blackHole(pair.protectTheirs()) }
+                    benchmark.stopMeasurement()
                 }
-                benchmark.stopMeasurement()
-                batch.free()
+                // Unprotect: the sample's packets are protected first
+                // (unmeasured) into slots of their own, then unprotected in a row.
+                Benchmark("SRTP \(name) unprotect \(size) B, ours (\(suffix))", configuration: configuration) { benchmark in
+                    let pair = SRTPBenchmarkPair(profile: profile, size: size)
+                    let batch = SRTPBenchmarkBatch(count: benchmark.scaledIterations.count, buffer: pair.buffer) { pair.protectOurs() }
+                    let slots = batch.slots
+                    benchmark.startMeasurement()
+                    for i in 0..<slots.count {
+                        let result = pair.ours.1.unprotectRTP(slots[i], length: batch.lengths[i])
+                        blackHole(result)
+                    }
+                    benchmark.stopMeasurement()
+                    precondition(pair.ours.1.unprotectRTP(slots[0], length: batch.lengths[0]) == .dropped(.replay))
+                    batch.free()
+                }
+                Benchmark("SRTP \(name) unprotect \(size) B, libsrtp2 (\(suffix))", configuration: configuration) { benchmark in
+                    let pair = SRTPBenchmarkPair(profile: profile, size: size)
+                    let batch = SRTPBenchmarkBatch(count: benchmark.scaledIterations.count, buffer: pair.buffer) { pair.protectTheirs() }
+                    let slots = batch.slots
+                    benchmark.startMeasurement()
+                    for i in 0..<slots.count {
+                        blackHole(pair.theirs.1.unprotect(slots[i].baseAddress!, length: batch.lengths[i], rtcp: false))
+                    }
+                    benchmark.stopMeasurement()
+                    batch.free()
+                }
             }
         }
     }

@@ -30,9 +30,9 @@ final class SRTPCipherAESCM: SRTPCipher {
         guard rtpKeys.encryption.count == 16, rtcpKeys.encryption.count == 16,
             rtpKeys.salt.count == 14, rtcpKeys.salt.count == 14,
             rtpKeys.authentication.count == 20, rtcpKeys.authentication.count == 20,
-            let rtp = SRTPCipherAESCM.context(key: rtpKeys.encryption)
+            let rtp = makeAES128ECBContext(key: rtpKeys.encryption)
         else { return nil }
-        guard let rtcp = SRTPCipherAESCM.context(key: rtcpKeys.encryption) else {
+        guard let rtcp = makeAES128ECBContext(key: rtcpKeys.encryption) else {
             EVP_CIPHER_CTX_free(rtp)
             return nil
         }
@@ -49,19 +49,6 @@ final class SRTPCipherAESCM: SRTPCipher {
         guard vroom_hmac_sha1_key_init(macKeys, rtpKeys.authentication, 20) == 1,
             vroom_hmac_sha1_key_init(macKeys + 1, rtcpKeys.authentication, 20) == 1
         else { return nil }
-    }
-
-    private static func context(key: [UInt8]) -> OpaquePointer? {
-        guard let context = EVP_CIPHER_CTX_new() else { return nil }
-        // Counter mode is its own inverse: one encrypting context serves
-        // both directions. Whole blocks only, so no padding.
-        guard EVP_EncryptInit_ex(context, EVP_aes_128_ecb(), nil, key, nil) == 1,
-            EVP_CIPHER_CTX_set_padding(context, 0) == 1
-        else {
-            EVP_CIPHER_CTX_free(context)
-            return nil
-        }
-        return context
     }
 
     deinit {

@@ -1,10 +1,11 @@
 import COpenSSL
 
-/// AEAD_AES_128_GCM for SRTP and SRTCP (RFC 7714): one EVP_CIPHER_CTX per
-/// key (RTP, RTCP), keyed once at init with a 12-byte IV length; each
-/// packet only sets its IV (`EVP_EncryptInit_ex(ctx, NULL, NULL, NULL,
-/// iv)`: no re-keying, no allocation, measured), feeds the header as AAD
-/// and en/decrypts the payload in one pass. 16-byte tag.
+/// AEAD_AES_128_GCM for SRTP and SRTCP (RFC 7714): per key (RTP, RTCP), one
+/// ECB EVP_CIPHER_CTX keyed once and an OpenSSL GCM128 context over it
+/// (`vroom_gcm_seal`, `vroom_gcm_open`). A packet sets its IV, feeds the
+/// header as AAD and en/decrypts the payload in one pass, with no
+/// allocation and none of EVP's per-IV and per-tag parameter lookups.
+/// 16-byte tag.
 ///
 /// IVs (RFC 7714 sections 8.1 and 9.1), XORed with the 12-byte session salt:
 ///   SRTP:  00 00 | SSRC (4) | ROC (4) | SEQ (2)
@@ -14,23 +15,35 @@ import COpenSSL
 final class SRTPCipherAESGCM: SRTPCipher {
     let tagLength = 16
     let rtcpIndexOffsetFromEnd = 4
-    private let encrypting: Bool
+    /// RTP then RTCP: the ECB contexts, which the GCM128 contexts point to.
+    private let keys: UnsafeMutablePointer<vroom_gcm_key>
     private let rtp: OpaquePointer
     private let rtcp: OpaquePointer
     /// rtp salt (12) | rtcp salt (12) | IV scratch (12) | E+index scratch (4).
     private let scratch: UnsafeMutablePointer<UInt8>
 
     /// nil when OpenSSL refuses a key (or a key has the wrong length).
-    init?(rtp rtpKeys: SRTPSessionKeys, rtcp rtcpKeys: SRTPSessionKeys, encrypting: Bool) {
-        guard rtpKeys.encryption.count == 16, rtcpKeys.encryption.count == 16,
-            rtpKeys.salt.count == 12, rtcpKeys.salt.count == 12,
-            let rtp = SRTPCipherAESGCM.context(key: rtpKeys.encryption, encrypting: encrypting)
+    /// Counter mode and GHASH are the same both ways: the direction only
+    /// chooses seal or open, per call.
+    init?(rtp rtpKeys: SRTPSessionKeys, rtcp rtcpKeys: SRTPSessionKeys) {
+        guard rtpKeys.salt.count == 12, rtcpKeys.salt.count == 12,
+            let rtpECB = makeAES128ECBContext(key: rtpKeys.encryption)
         else { return nil }
-        guard let rtcp = SRTPCipherAESGCM.context(key: rtcpKeys.encryption, encrypting: encrypting) else {
-            EVP_CIPHER_CTX_free(rtp)
+        guard let rtcpECB = makeAES128ECBContext(key: rtcpKeys.encryption) else {
+            EVP_CIPHER_CTX_free(rtpECB)
             return nil
         }
-        self.encrypting = encrypting
+        keys = .allocate(capacity: 2)
+        keys.initialize(to: vroom_gcm_key(ecb: rtpECB, failed: 0))
+        (keys + 1).initialize(to: vroom_gcm_key(ecb: rtcpECB, failed: 0))
+        guard let rtp = vroom_gcm_new(keys) else {
+            Self.free(keys, nil, nil)
+            return nil
+        }
+        guard let rtcp = vroom_gcm_new(keys + 1) else {
+            Self.free(keys, rtp, nil)
+            return nil
+        }
         self.rtp = rtp
         self.rtcp = rtcp
         scratch = .allocate(capacity: 40)
@@ -41,25 +54,19 @@ final class SRTPCipherAESGCM: SRTPCipher {
         }
     }
 
-    private static func context(key: [UInt8], encrypting: Bool) -> OpaquePointer? {
-        guard let context = EVP_CIPHER_CTX_new() else { return nil }
-        let ok = encrypting
-            ? EVP_EncryptInit_ex(context, EVP_aes_128_gcm(), nil, nil, nil) == 1
-                && EVP_CIPHER_CTX_ctrl(context, vroom_EVP_CTRL_GCM_SET_IVLEN(), 12, nil) == 1
-                && EVP_EncryptInit_ex(context, nil, nil, key, nil) == 1
-            : EVP_DecryptInit_ex(context, EVP_aes_128_gcm(), nil, nil, nil) == 1
-                && EVP_CIPHER_CTX_ctrl(context, vroom_EVP_CTRL_GCM_SET_IVLEN(), 12, nil) == 1
-                && EVP_DecryptInit_ex(context, nil, nil, key, nil) == 1
-        guard ok else {
-            EVP_CIPHER_CTX_free(context)
-            return nil
-        }
-        return context
+    /// Frees the GCM128 contexts (which cleanse their hash keys) and the
+    /// ECB contexts (which cleanse their key schedules).
+    private static func free(_ keys: UnsafeMutablePointer<vroom_gcm_key>, _ rtp: OpaquePointer?, _ rtcp: OpaquePointer?) {
+        CRYPTO_gcm128_release(rtp)
+        CRYPTO_gcm128_release(rtcp)
+        EVP_CIPHER_CTX_free(keys[0].ecb)
+        EVP_CIPHER_CTX_free(keys[1].ecb)
+        keys.deinitialize(count: 2)
+        keys.deallocate()
     }
 
     deinit {
-        EVP_CIPHER_CTX_free(rtp)
-        EVP_CIPHER_CTX_free(rtcp)
+        Self.free(keys, rtp, rtcp)
         OPENSSL_cleanse(scratch, 40)
         scratch.deallocate()
     }
@@ -77,64 +84,37 @@ final class SRTPCipherAESGCM: SRTPCipher {
         iv.xorBigEndian(UInt32(truncatingIfNeeded: counter), at: 8)
     }
 
-    /// Sets the IV, feeds `aad`/`aadLength` (and `aad2`, 4 bytes, if any)
-    /// and runs the payload from `input` to `output`.
+    private var ivBytes: UnsafePointer<UInt8> { UnsafePointer(scratch + 24) }
+
+    /// Seals with `key`'s contexts: `aad` (and `aad2`, 4 bytes, if any) as
+    /// AAD, `length` bytes from `input` into `output`, then `secondLength`
+    /// from `second` into `secondOutput`, the tag at `tag`.
     @inline(__always)
-    private func run(
-        _ context: OpaquePointer, aad: UnsafeRawPointer, aadLength: Int, aad2: UnsafeRawPointer?,
-        input: UnsafeRawPointer, output: UnsafeMutableRawPointer, length: Int
+    private func seal(
+        _ key: Int, aad: UnsafeRawPointer, aadLength: Int, aad2: UnsafeRawPointer?,
+        input: UnsafeRawPointer, output: UnsafeMutableRawPointer, length: Int,
+        then second: UnsafeRawPointer? = nil, into secondOutput: UnsafeMutableRawPointer? = nil,
+        length secondLength: Int = 0, tag: UnsafeMutableRawPointer
     ) -> Bool {
-        var written: Int32 = 0
-        let ivBytes = iv.assumingMemoryBound(to: UInt8.self)
-        if encrypting {
-            guard EVP_EncryptInit_ex(context, nil, nil, nil, ivBytes) == 1,
-                aadLength == 0 || EVP_EncryptUpdate(context, nil, &written, aad.assumingMemoryBound(to: UInt8.self), Int32(aadLength)) == 1,
-                aad2 == nil || EVP_EncryptUpdate(context, nil, &written, aad2?.assumingMemoryBound(to: UInt8.self), 4) == 1,
-                length == 0 || EVP_EncryptUpdate(
-                    context, output.assumingMemoryBound(to: UInt8.self), &written,
-                    input.assumingMemoryBound(to: UInt8.self), Int32(length)) == 1
-            else { return false }
-        } else {
-            guard EVP_DecryptInit_ex(context, nil, nil, nil, ivBytes) == 1,
-                aadLength == 0 || EVP_DecryptUpdate(context, nil, &written, aad.assumingMemoryBound(to: UInt8.self), Int32(aadLength)) == 1,
-                aad2 == nil || EVP_DecryptUpdate(context, nil, &written, aad2?.assumingMemoryBound(to: UInt8.self), 4) == 1,
-                length == 0 || EVP_DecryptUpdate(
-                    context, output.assumingMemoryBound(to: UInt8.self), &written,
-                    input.assumingMemoryBound(to: UInt8.self), Int32(length)) == 1
-            else { return false }
-        }
-        return true
+        vroom_gcm_seal(
+            key == 0 ? rtp : rtcp, keys + key, ivBytes, aad.assumingMemoryBound(to: UInt8.self), aadLength,
+            aad2?.assumingMemoryBound(to: UInt8.self), aad2 == nil ? 0 : 4,
+            input.assumingMemoryBound(to: UInt8.self), output.assumingMemoryBound(to: UInt8.self), length,
+            second?.assumingMemoryBound(to: UInt8.self), secondOutput?.assumingMemoryBound(to: UInt8.self), secondLength,
+            tag.assumingMemoryBound(to: UInt8.self)) == 1
     }
 
-    /// Encrypts `length` more bytes of the packet begun by `run` (GCM streams:
-    /// any split of the payload gives the same ciphertext and tag).
+    /// Opens in place with `key`'s contexts: `length` bytes at `data`,
+    /// checked against the tag at `tag`.
     @inline(__always)
-    private func update(_ context: OpaquePointer, input: UnsafeRawPointer, output: UnsafeMutableRawPointer, length: Int)
-        -> Bool
-    {
-        var written: Int32 = 0
-        return length == 0
-            || EVP_EncryptUpdate(
-                context, output.assumingMemoryBound(to: UInt8.self), &written,
-                input.assumingMemoryBound(to: UInt8.self), Int32(length)) == 1
-    }
-
-    /// Finishes an encryption and writes the tag at `tag`.
-    @inline(__always)
-    private func finishSeal(_ context: OpaquePointer, tag: UnsafeMutableRawPointer) -> Bool {
-        var written: Int32 = 0
-        return EVP_EncryptFinal_ex(context, tag.assumingMemoryBound(to: UInt8.self), &written) == 1
-            && EVP_CIPHER_CTX_ctrl(context, vroom_EVP_CTRL_GCM_GET_TAG(), 16, tag) == 1
-    }
-
-    /// Checks the tag at `tag` against what was decrypted.
-    @inline(__always)
-    private func finishOpen(_ context: OpaquePointer, tag: UnsafeMutableRawPointer) -> Bool {
-        var written: Int32 = 0
-        // SET_TAG copies the 16 bytes into the context: the buffer is not
-        // written. DecryptFinal compares in constant time (GCM's own check).
-        guard EVP_CIPHER_CTX_ctrl(context, vroom_EVP_CTRL_GCM_SET_TAG(), 16, tag) == 1 else { return false }
-        return EVP_DecryptFinal_ex(context, tag.assumingMemoryBound(to: UInt8.self), &written) == 1
+    private func open(
+        _ key: Int, aad: UnsafeRawPointer, aadLength: Int, aad2: UnsafeRawPointer?,
+        data: UnsafeMutableRawPointer, length: Int, tag: UnsafeRawPointer
+    ) -> Bool {
+        vroom_gcm_open(
+            key == 0 ? rtp : rtcp, keys + key, ivBytes, aad.assumingMemoryBound(to: UInt8.self), aadLength,
+            aad2?.assumingMemoryBound(to: UInt8.self), aad2 == nil ? 0 : 4,
+            data.assumingMemoryBound(to: UInt8.self), length, tag.assumingMemoryBound(to: UInt8.self)) == 1
     }
 
     func sealRTP(
@@ -143,25 +123,23 @@ final class SRTPCipherAESGCM: SRTPCipher {
     ) -> Bool {
         setIV(salt: 0, ssrc: ssrc, counter: index)
         let start = packet + headerLength
-        return run(rtp, aad: packet, aadLength: headerLength, aad2: nil, input: start, output: start, length: inPlaceLength)
-            && update(rtp, input: payload, output: start + inPlaceLength, length: payloadLength)
-            && finishSeal(rtp, tag: start + inPlaceLength + payloadLength)
+        return seal(0, aad: packet, aadLength: headerLength, aad2: nil, input: start, output: start,
+                    length: inPlaceLength, then: payload, into: start + inPlaceLength, length: payloadLength,
+                    tag: start + inPlaceLength + payloadLength)
     }
 
     func openRTP(packet: UnsafeMutableRawPointer, headerLength: Int, length: Int, ssrc: UInt32, index: UInt64) -> Bool {
         setIV(salt: 0, ssrc: ssrc, counter: index)
         let payloadLength = length - headerLength - 16
-        return run(rtp, aad: packet, aadLength: headerLength, aad2: nil, input: packet + headerLength,
-                   output: packet + headerLength, length: payloadLength)
-            && finishOpen(rtp, tag: packet + headerLength + payloadLength)
+        return open(0, aad: packet, aadLength: headerLength, aad2: nil, data: packet + headerLength,
+                    length: payloadLength, tag: packet + headerLength + payloadLength)
     }
 
     func sealRTCP(packet: UnsafeMutableRawPointer, length: Int, ssrc: UInt32, index: UInt32) -> Int? {
         setIV(salt: 12, ssrc: ssrc, counter: UInt64(index))
         trailer.storeBigEndian(index | 0x8000_0000, at: 0)
-        guard run(rtcp, aad: packet, aadLength: 8, aad2: trailer, input: packet + 8, output: packet + 8,
-                  length: length - 8),
-            finishSeal(rtcp, tag: packet + length)
+        guard seal(1, aad: packet, aadLength: 8, aad2: trailer, input: packet + 8, output: packet + 8,
+                   length: length - 8, tag: packet + length)
         else { return nil }
         (packet + length + 16).copyMemory(from: trailer, byteCount: 4)
         return length + 20
@@ -173,9 +151,10 @@ final class SRTPCipherAESGCM: SRTPCipher {
         let trailer = UnsafeRawPointer(packet + length - 4)
         // Unencrypted SRTCP (E = 0): the whole packet is AAD (section 9.3).
         let ok = encrypted
-            ? run(rtcp, aad: packet, aadLength: 8, aad2: trailer, input: packet + 8, output: packet + 8,
-                  length: plainLength - 8)
-            : run(rtcp, aad: packet, aadLength: plainLength, aad2: trailer, input: packet, output: packet, length: 0)
-        return ok && finishOpen(rtcp, tag: packet + plainLength) ? plainLength : nil
+            ? open(1, aad: packet, aadLength: 8, aad2: trailer, data: packet + 8, length: plainLength - 8,
+                   tag: packet + plainLength)
+            : open(1, aad: packet, aadLength: plainLength, aad2: trailer, data: packet, length: 0,
+                   tag: packet + plainLength)
+        return ok ? plainLength : nil
     }
 }

@@ -86,8 +86,8 @@ public final class SRTPContext {
         let ciphers: (sender: (any SRTPCipher)?, receiver: (any SRTPCipher)?)
         switch profile {
         case .aeadAES128GCM:
-            ciphers = (SRTPCipherAESGCM(rtp: local.rtp, rtcp: local.rtcp, encrypting: true),
-                       SRTPCipherAESGCM(rtp: remote.rtp, rtcp: remote.rtcp, encrypting: false))
+            ciphers = (SRTPCipherAESGCM(rtp: local.rtp, rtcp: local.rtcp),
+                       SRTPCipherAESGCM(rtp: remote.rtp, rtcp: remote.rtcp))
         case .aes128CMSHA1_80:
             ciphers = (SRTPCipherAESCM(rtp: local.rtp, rtcp: local.rtcp), SRTPCipherAESCM(rtp: remote.rtp, rtcp: remote.rtcp))
         }
