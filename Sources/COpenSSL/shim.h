@@ -183,9 +183,11 @@ static inline int vroom_aes_ctr_xor(EVP_CIPHER_CTX *ecb, const unsigned char iv[
 /// length by name on each new IV and goes through parameter arrays for the
 /// tag (EVP_CTRL_GCM_GET_TAG, SET_TAG): about 170 ns of a 100-byte packet's
 /// 550. This path gives up OpenSSL's stitched AES-GCM assembly, and
-/// measured faster anyway at every SRTP size (docs/README.md).
+/// measured faster anyway at 100 and 1,200 bytes (docs/README.md, "AES-GCM
+/// without EVP", session 40). GHASH runs in the mode code, outside any
+/// provider: fine here, where no FIPS provider is required.
 /// `failed` records an ECB failure inside the mode code's callbacks, which
-/// cannot return one; the seal and open below check and clear it.
+/// cannot return one; the functions below check and clear it.
 typedef struct {
     EVP_CIPHER_CTX *ecb;
     int failed;
@@ -236,8 +238,18 @@ static inline void vroom_gcm_ctr32(const unsigned char *in, unsigned char *out, 
     }
 }
 
-/// A GCM128 context over `key` (which must outlive it); NULL on failure.
-static inline GCM128_CONTEXT *vroom_gcm_new(vroom_gcm_key *key) { return CRYPTO_gcm128_new(key, vroom_gcm_block); }
+/// A GCM128 context over `key` (which must outlive it); NULL on failure,
+/// including a failed ECB call for the hash key H = E(k, 0), which would
+/// otherwise leave H zero and the tags independent of the data.
+static inline GCM128_CONTEXT *vroom_gcm_new(vroom_gcm_key *key) {
+    key->failed = 0;
+    GCM128_CONTEXT *gcm = CRYPTO_gcm128_new(key, vroom_gcm_block);
+    if (gcm != NULL && key->failed) {
+        CRYPTO_gcm128_release(gcm);
+        return NULL;
+    }
+    return gcm;
+}
 
 /// Starts a packet: the 12-byte IV, then `aad` and `aad2` (either may be
 /// empty) as additional data. Returns 1 on success.
@@ -253,14 +265,19 @@ static inline int vroom_gcm_start(GCM128_CONTEXT *gcm, vroom_gcm_key *key, const
 /// Seals a packet: starts it, encrypts `len` bytes of `in` into `out`, then
 /// `len2` bytes of `in2` into `out2` (any pair may be in place; GCM streams,
 /// so the split does not change the output), and writes the 16-byte tag.
+/// On failure the outputs are cleansed and no tag is written.
 static inline int vroom_gcm_seal(GCM128_CONTEXT *gcm, vroom_gcm_key *key, const unsigned char iv[12],
                                  const unsigned char *aad, size_t aad_len, const unsigned char *aad2, size_t aad2_len,
                                  const unsigned char *in, unsigned char *out, size_t len,
                                  const unsigned char *in2, unsigned char *out2, size_t len2, unsigned char tag[16]) {
     if (!vroom_gcm_start(gcm, key, iv, aad, aad_len, aad2, aad2_len)
         || (len > 0 && CRYPTO_gcm128_encrypt_ctr32(gcm, in, out, len, vroom_gcm_ctr32) != 0)
-        || (len2 > 0 && CRYPTO_gcm128_encrypt_ctr32(gcm, in2, out2, len2, vroom_gcm_ctr32) != 0))
+        || (len2 > 0 && CRYPTO_gcm128_encrypt_ctr32(gcm, in2, out2, len2, vroom_gcm_ctr32) != 0)
+        || key->failed) {
+        if (len > 0) OPENSSL_cleanse(out, len);
+        if (len2 > 0) OPENSSL_cleanse(out2, len2);
         return 0;
+    }
     CRYPTO_gcm128_tag(gcm, tag, 16);
     return !key->failed;
 }

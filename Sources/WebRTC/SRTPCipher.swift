@@ -1,5 +1,3 @@
-import COpenSSL
-
 /// One direction (protect or unprotect) of one profile's transform: keyed
 /// OpenSSL contexts for SRTP and SRTCP, made once and reused for every
 /// packet. `SRTPContext` parses packets, tracks indices and replays; the
@@ -37,21 +35,6 @@ protocol SRTPCipher: AnyObject {
     /// flag), decrypts it in place; returns the RTCP length, nil when the
     /// tag does not verify.
     func openRTCP(packet: UnsafeMutableRawPointer, length: Int, ssrc: UInt32, index: UInt32, encrypted: Bool) -> Int?
-}
-
-/// An AES-128 ECB context keyed with `key`, for counter-mode keystreams
-/// (AES-CM, and GCM's counter blocks): counter mode is its own inverse, so
-/// one encrypting context serves both directions. Whole blocks only, so no
-/// padding. nil when OpenSSL refuses the key.
-func makeAES128ECBContext(key: [UInt8]) -> OpaquePointer? {
-    guard key.count == 16, let context = EVP_CIPHER_CTX_new() else { return nil }
-    guard EVP_EncryptInit_ex(context, EVP_aes_128_ecb(), nil, key, nil) == 1,
-        EVP_CIPHER_CTX_set_padding(context, 0) == 1
-    else {
-        EVP_CIPHER_CTX_free(context)
-        return nil
-    }
-    return context
 }
 
 extension UnsafeMutableRawPointer {

@@ -30,9 +30,9 @@ final class SRTPCipherAESCM: SRTPCipher {
         guard rtpKeys.encryption.count == 16, rtcpKeys.encryption.count == 16,
             rtpKeys.salt.count == 14, rtcpKeys.salt.count == 14,
             rtpKeys.authentication.count == 20, rtcpKeys.authentication.count == 20,
-            let rtp = makeAES128ECBContext(key: rtpKeys.encryption)
+            let rtp = AES128ECB.makeContext(key: rtpKeys.encryption)
         else { return nil }
-        guard let rtcp = makeAES128ECBContext(key: rtcpKeys.encryption) else {
+        guard let rtcp = AES128ECB.makeContext(key: rtcpKeys.encryption) else {
             EVP_CIPHER_CTX_free(rtp)
             return nil
         }

@@ -27,9 +27,9 @@ final class SRTPCipherAESGCM: SRTPCipher {
     /// chooses seal or open, per call.
     init?(rtp rtpKeys: SRTPSessionKeys, rtcp rtcpKeys: SRTPSessionKeys) {
         guard rtpKeys.salt.count == 12, rtcpKeys.salt.count == 12,
-            let rtpECB = makeAES128ECBContext(key: rtpKeys.encryption)
+            let rtpECB = AES128ECB.makeContext(key: rtpKeys.encryption)
         else { return nil }
-        guard let rtcpECB = makeAES128ECBContext(key: rtcpKeys.encryption) else {
+        guard let rtcpECB = AES128ECB.makeContext(key: rtcpKeys.encryption) else {
             EVP_CIPHER_CTX_free(rtpECB)
             return nil
         }

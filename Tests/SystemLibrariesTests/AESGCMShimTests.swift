@@ -5,13 +5,21 @@ import Testing
 /// through OpenSSL's GCM128 mode code over an ECB context, used by SRTP's
 /// AEAD_AES_128_GCM) against OpenSSL's own EVP AES-128-GCM: the same
 /// ciphertext and tag over the counter function's 1,536-byte chunk edges,
-/// every kind of split between the seal's two runs, and AAD in one or two
-/// parts; tags and AAD that do not match are refused.
+/// splits between the seal's two runs at and around the block and chunk
+/// edges, and AAD in one or two parts (across block edges, as SRTP's and
+/// SRTCP's headers fall); tags and AAD that do not match are refused, and a
+/// failing ECB context fails the seal, the open and the context itself.
 @Suite struct AESGCMShimTests {
     static let key: [UInt8] = (0..<16).map { UInt8(truncatingIfNeeded: $0 &* 41 &+ 3) }
     static let iv: [UInt8] = (0..<12).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 5) }
     static let aad: [UInt8] = (0..<12).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 128) }
     static let aad2: [UInt8] = [0x80, 0, 0x05, 0xd4]
+
+    /// `count` bytes in a fixed pattern that repeats only after 2^32 bytes,
+    /// so a failing case is the same on every run.
+    static func input(_ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: (UInt64($0) &* 2_654_435_761) >> 13) }
+    }
 
     /// EVP's AES-128-GCM of `input` with `aad`: ciphertext, then the tag.
     static func reference(_ input: [UInt8], aad: [UInt8]) throws -> (ciphertext: [UInt8], tag: [UInt8]) {
@@ -82,11 +90,17 @@ import Testing
     @Test(arguments: [0, 1, 15, 16, 17, 100, 1_535, 1_536, 1_537, 3_071, 3_072, 3_073, 5_000])
     func matchesEVPAtEverySplitAndOpensWhatItSeals(total: Int) throws {
         let keyed = try Keyed()
-        var random = SystemRandomNumberGenerator()
-        let input = (0..<total).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let input = Self.input(total)
+        let header = Self.input(36).map { $0 ^ 0x5a }
         // One context for every packet, as SRTP uses it: each seal and open
-        // starts from its own IV.
-        for (aad, aad2) in [(Self.aad, [UInt8]()), (Array(Self.aad[..<8]), Self.aad2), ([], [])] {
+        // starts from its own IV. AAD: an RTP header (12), SRTCP's 8 + 4,
+        // none, one and two whole blocks, and two parts across a block edge
+        // (14 + 4, 30 + 4: unencrypted SRTCP's whole packet, then E + index).
+        let aads: [([UInt8], [UInt8])] = [
+            (Self.aad, []), (Array(Self.aad[..<8]), Self.aad2), ([], []), (Array(header[..<16]), []),
+            (Array(header[..<32]), []), (Array(header[..<14]), Self.aad2), (Array(header[..<30]), Self.aad2),
+        ]
+        for (aad, aad2) in aads {
             let expected = try Self.reference(input, aad: aad + aad2)
             let splits = Set([0, 1, 15, 16, 17, 1_535, 1_536, 1_537, 3_072, total - 1, total].filter { (0...total).contains($0) })
             for split in splits.sorted() {
@@ -103,7 +117,7 @@ import Testing
 
     @Test func refusesATagOrAADThatDoesNotMatch() throws {
         let keyed = try Keyed()
-        let input = (0..<100).map { UInt8(truncatingIfNeeded: $0) }
+        let input = Self.input(100)
         let (ok, sealed, tag) = keyed.seal(input, split: 0, aad: Self.aad, aad2: [])
         #expect(ok == 1)
         for byte in [0, 15] {
@@ -121,6 +135,30 @@ import Testing
         let again = keyed.open(sealed, tag: tag, aad: Self.aad, aad2: [])
         #expect(again.ok == 1)
         #expect(again.opened == input)
+    }
+
+    @Test func aFailingECBContextFailsTheContextTheSealAndTheOpen() throws {
+        let keyed = try Keyed()
+        let input = Self.input(100)
+        let good = keyed.seal(input, split: 40, aad: Self.aad, aad2: [])
+        #expect(good.ok == 1)
+        // A context that was never given a cipher: every EVP_EncryptUpdate fails.
+        let broken = try #require(EVP_CIPHER_CTX_new())
+        defer { EVP_CIPHER_CTX_free(broken) }
+        let working = keyed.key.pointee.ecb
+        keyed.key.pointee.ecb = broken
+        defer { keyed.key.pointee.ecb = working }
+        let failed = keyed.seal(input, split: 40, aad: Self.aad, aad2: [])
+        #expect(failed.ok == 0)
+        // The packet's first ECB call (for E(k, J0)) fails: the in-place
+        // run's plaintext is cleansed, and no tag is written.
+        #expect(failed.sealed == [UInt8](repeating: 0, count: 100))
+        #expect(failed.tag == [UInt8](repeating: 0, count: 16))
+        #expect(keyed.open(good.sealed, tag: good.tag, aad: Self.aad, aad2: []).ok == 0)
+        // A new context over it would have a zero hash key: refused.
+        #expect(vroom_gcm_new(keyed.key) == nil)
+        keyed.key.pointee.ecb = working
+        #expect(keyed.open(good.sealed, tag: good.tag, aad: Self.aad, aad2: []).ok == 1)
     }
 
     /// GCM's counter is the last 32 bits, mod 2^32 (inc32): the word before
