@@ -67,6 +67,34 @@ extension ClientProcessTests {
         bob.room.disconnect()
     }
 
+    /// `.automatic` (the default) where UDP works, against a server whose
+    /// ICE-TCP candidate has the same address as its UDP one (its default:
+    /// ICE-TCP on the media ports): the media goes over UDP, and no TCP
+    /// connection is opened. The SDK once picked the path by address and
+    /// sent everything over TCP here.
+    @Test func automaticStaysOnUDPWhenUDPWorks() async throws {
+        let (server, port) = try await Self.server()
+        defer { server.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let alice = try await Self.join(url, "alice", room: "udp", tone: 440) { _ in }
+        let bob = try await Self.join(url, "bob", room: "udp", tone: 660) { _ in }
+        try await bob.wait(until: "bob decodes 60 of alice's frames", timeout: .seconds(20)) {
+            await RoomMediaTests.framesRead(bob, from: "alice") >= 60
+        }
+        try await alice.wait(until: "alice decodes 60 of bob's frames", timeout: .seconds(20)) {
+            await RoomMediaTests.framesRead(alice, from: "bob") >= 60
+        }
+        let metrics = try await Self.metrics(port)
+        let accepted = metrics.value("vroom_tcp_connections_accepted_total")
+        let framesIn = metrics.value("vroom_tcp_frames_received_total")
+        let datagramsOut = metrics.value("vroom_udp_datagrams_sent_total") ?? 0
+        #expect(accepted == 0, "ICE-TCP connections accepted: \(String(describing: accepted))")
+        #expect(framesIn == 0, "TCP frames in: \(String(describing: framesIn))")
+        #expect(datagramsOut > 300, "UDP datagrams sent: \(datagramsOut)")
+        alice.room.disconnect()
+        bob.room.disconnect()
+    }
+
     /// `.automatic` where UDP goes into a hole (a socket that answers
     /// nothing, as a network that drops UDP would): after the fallback
     /// delay the connections check over TCP and media flows.

@@ -43,6 +43,11 @@ final class EnginePeerConnection: @unchecked Sendable {
     private var paths = MediaPaths()
     /// UDP went unanswered for this server: new transports check over TCP.
     private var prefersTCP = false
+    /// The transport checks and sends over the ICE-TCP connection (its
+    /// target is `paths.tcp`), else over the UDP socket. The address alone
+    /// does not say which: by default the server's UDP and TCP candidates
+    /// share one (ICE-TCP on the media ports).
+    private var overTCP = false
     private var fallback: Scheduled<Void>?
     /// The ICE-TCP connection to `paths.tcp`, while open.
     private var stream: (any Channel)?
@@ -114,7 +119,9 @@ final class EnginePeerConnection: @unchecked Sendable {
                     self.channel = channel
                     let queued = unsent
                     unsent = []
-                    for (datagram, destination) in queued { write(datagram, to: destination) }
+                    for (datagram, destination) in queued {
+                        datagram.withUnsafeBytes { writeDatagram($0, to: destination) }
+                    }
                 case .failure(let error):
                     guard !isClosed else { return }
                     fail(code: 53405, message: "cannot bind a UDP socket on \(configuration.bindHost): \(error)")
@@ -137,7 +144,7 @@ final class EnginePeerConnection: @unchecked Sendable {
         eventLoop.scheduleTask(in: .nanoseconds(delay)) { [self] in
             guard !isClosed, channel == nil else { return }
             bind()
-            if let transport, transport.failure == nil, transport.selectedAddress != nil, transport.selectedAddress != paths.tcp {
+            if let transport, transport.failure == nil, transport.selectedAddress != nil, !overTCP {
                 transport.restartICE(local: transport.localICE, remote: transport.remote)
                 pump()
             }
@@ -187,20 +194,22 @@ final class EnginePeerConnection: @unchecked Sendable {
             return
         }
         transport?.close()
-        guard let target = prefersTCP ? paths.tcp ?? paths.first : paths.first else {
+        let tcp = prefersTCP ? paths.tcp != nil : paths.udp == nil
+        guard let target = tcp ? paths.tcp : paths.udp else {
             throw MediaEngineError.remoteDescription("server description has no candidate to check")
         }
-        try makeTransport(localICE: localICE, remote: remote, target: target)
-        if target == paths.udp, paths.tcp != nil, configuration.transportPolicy == .automatic {
+        try makeTransport(localICE: localICE, remote: remote, target: target, overTCP: tcp)
+        if !tcp, paths.tcp != nil, configuration.transportPolicy == .automatic {
             scheduleFallback()
         }
         setState(.connecting)
         pump()
     }
 
-    private func makeTransport(localICE: ICECredentials, remote: RemoteTransportParameters, target: STUNAddress)
-        throws(MediaEngineError)
-    {
+    private func makeTransport(
+        localICE: ICECredentials, remote: RemoteTransportParameters, target: STUNAddress, overTCP: Bool
+    ) throws(MediaEngineError) {
+        self.overTCP = overTCP
         do {
             transport = try PeerTransport(
                 certificate: certificate, localICE: localICE, remote: remote, dtlsRole: .client,
@@ -223,7 +232,7 @@ final class EnginePeerConnection: @unchecked Sendable {
             else { return }
             transport.close()
             do throws(MediaEngineError) {
-                try makeTransport(localICE: transport.localICE, remote: transport.remote, target: tcp)
+                try makeTransport(localICE: transport.localICE, remote: transport.remote, target: tcp, overTCP: true)
             } catch {
                 fail(code: error.code, message: error.message)
                 return
@@ -325,10 +334,14 @@ final class EnginePeerConnection: @unchecked Sendable {
 
     private func write(_ bytes: UnsafeRawBufferPointer, to destination: STUNAddress) {
         guard !isClosed else { return }
-        if let tcp = paths.tcp, destination == tcp {
+        if overTCP {
             writeFrame(bytes)
-            return
+        } else {
+            writeDatagram(bytes, to: destination)
         }
+    }
+
+    private func writeDatagram(_ bytes: UnsafeRawBufferPointer, to destination: STUNAddress) {
         guard let channel else {
             // Until the socket is bound (or bound again after NIO closed
             // it): a few control packets, never a growing pile of media.
@@ -426,7 +439,7 @@ final class EnginePeerConnection: @unchecked Sendable {
         stream = nil
         let now = EngineClock.now()
         if now.nanoseconds(since: streamOpenedAt) < 1_000_000_000 { nextStreamAttempt = now.adding(milliseconds: 250) }
-        if !isClosed, let transport, transport.failure == nil, transport.selectedAddress == paths.tcp {
+        if !isClosed, let transport, transport.failure == nil, overTCP {
             transport.restartICE(local: transport.localICE, remote: transport.remote)
             pump()
         }

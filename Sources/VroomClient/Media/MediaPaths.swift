@@ -5,9 +5,6 @@ import Packets
 struct MediaPaths: Equatable, Sendable {
     var udp: STUNAddress?
     var tcp: STUNAddress?
-
-    /// The path a new transport checks first: UDP when allowed.
-    var first: STUNAddress? { udp ?? tcp }
 }
 
 extension ServerDescription {
