@@ -19,7 +19,7 @@ swift package --disable-sandbox benchmark --target PacketBenchmarks --target SFU
 python3 - "$out" <<'PY'
 import re, sys
 # Packet-path benchmarks: 0 mallocs per packet, SRTP included (ours, on
-# OpenSSL's EVP, issue 16). The libsrtp2 columns are the comparison only:
+# OpenSSL, issue 16). The libsrtp2 columns are the comparison only:
 # Debian's libsrtp2 (on NSS) allocates inside every protect.
 budget = re.compile(r'^(RTP|RTCP|SFU VP8|SFU worker path|SFU Pacer|SRTP .*, ours )')
 # Forwarding to N subscribers, per ingress packet: divided by N, the time

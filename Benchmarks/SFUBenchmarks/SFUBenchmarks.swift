@@ -8,7 +8,7 @@
 //   it runs in production (ForwardingPath, checked by ForwardingPathTests):
 //   the publisher's SRTP written into the receive ring, MediaWorkerRooms'
 //   demux and SRTP unprotect, the Router, ConnectionSink's SRTP protect of
-//   each copy (OpenSSL EVP, the profile DTLS agreed with the subscribers;
+//   each copy (on OpenSSL, the profile DTLS agreed with the subscribers;
 //   the payload encrypted from the ingress slot into the egress slot), and EgressQueue's sendmmsg on a real UDP socket to real
 //   subscriber sockets on loopback. Only recvmmsg and the epoll wait are
 //   not in it. Its time includes the publisher side's SRTP protect of each

@@ -17,7 +17,8 @@ public enum SRTPUnprotectResult: Sendable, Hashable {
 }
 
 /// SRTP and SRTCP (RFC 3711; RFC 7714 for AES-GCM) for one PeerConnection,
-/// on OpenSSL's EVP: the session keys are derived once from the DTLS export
+/// on OpenSSL (ECB contexts under both counter modes, SHA-1 for AES-CM's
+/// HMAC, the GCM128 mode code for AES-GCM's): the session keys are derived once from the DTLS export
 /// (`SRTPKeyDerivation`), each direction keeps its keyed cipher contexts
 /// (`SRTPCipherAESGCM`, `SRTPCipherAESCM`) for its whole life, and per SSRC
 /// the rollover counter, the SRTCP index and the replay windows live in
