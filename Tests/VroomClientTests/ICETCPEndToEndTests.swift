@@ -76,8 +76,11 @@ extension ClientProcessTests {
         let (server, port) = try await Self.server()
         defer { server.stop() }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        let alice = try await Self.join(url, "alice", room: "udp", tone: 440) { _ in }
-        let bob = try await Self.join(url, "bob", room: "udp", tone: 660) { _ in }
+        // The policy is the default; the fallback's delay is not, so that a
+        // loaded machine's slow first answer cannot move a client to TCP.
+        let defaults: (inout ConnectOptions) -> Void = { $0.iceTCPFallbackDelay = .seconds(30) }
+        let alice = try await Self.join(url, "alice", room: "udp", tone: 440, defaults)
+        let bob = try await Self.join(url, "bob", room: "udp", tone: 660, defaults)
         try await bob.wait(until: "bob decodes 60 of alice's frames", timeout: .seconds(20)) {
             await RoomMediaTests.framesRead(bob, from: "alice") >= 60
         }

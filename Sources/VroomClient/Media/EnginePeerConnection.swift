@@ -48,6 +48,9 @@ final class EnginePeerConnection: @unchecked Sendable {
     /// does not say which: by default the server's UDP and TCP candidates
     /// share one (ICE-TCP on the media ports).
     private var overTCP = false
+    /// The one address the current transport checks (`paths.tcp` or
+    /// `paths.udp`, as `overTCP` says).
+    private var transportTarget: STUNAddress?
     private var fallback: Scheduled<Void>?
     /// The ICE-TCP connection to `paths.tcp`, while open.
     private var stream: (any Channel)?
@@ -167,6 +170,19 @@ final class EnginePeerConnection: @unchecked Sendable {
             self.transport = nil
             // Another node: its network path may differ; UDP first again.
             prefersTCP = false
+            // Nothing queued for the old server goes to the new one, even
+            // at the same address (one address in front of several nodes).
+            stream?.close(promise: nil)
+            stream = nil
+            streamUnsent = []
+        } else if let transport, transportTarget != (overTCP ? paths.tcp : paths.udp) {
+            // The same server with the address this transport checks gone
+            // from its candidates (another media port): a transport checks
+            // one address, so a new one starts. Its close_notify goes over
+            // the old paths, which change below.
+            transport.close()
+            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination) }
+            self.transport = nil
         }
         if paths.tcp != self.paths.tcp {
             stream?.close(promise: nil)
@@ -209,7 +225,6 @@ final class EnginePeerConnection: @unchecked Sendable {
     private func makeTransport(
         localICE: ICECredentials, remote: RemoteTransportParameters, target: STUNAddress, overTCP: Bool
     ) throws(MediaEngineError) {
-        self.overTCP = overTCP
         do {
             transport = try PeerTransport(
                 certificate: certificate, localICE: localICE, remote: remote, dtlsRole: .client,
@@ -218,6 +233,11 @@ final class EnginePeerConnection: @unchecked Sendable {
         } catch {
             throw MediaEngineError(code: error.code, message: error.message)
         }
+        self.overTCP = overTCP
+        transportTarget = target
+        // A pending fallback belonged to the transport this one replaces.
+        fallback?.cancel()
+        fallback = nil
     }
 
     /// `.automatic`: if no UDP check is answered in time, the network
@@ -227,7 +247,7 @@ final class EnginePeerConnection: @unchecked Sendable {
         fallback?.cancel()
         fallback = eventLoop.scheduleTask(in: TimeAmount(configuration.tcpFallbackDelay)) { [self] in
             fallback = nil
-            guard !isClosed, let transport, transport.selectedAddress == nil, transport.failure == nil,
+            guard !isClosed, !overTCP, let transport, transport.selectedAddress == nil, transport.failure == nil,
                 let tcp = paths.tcp
             else { return }
             transport.close()
@@ -385,7 +405,7 @@ final class EnginePeerConnection: @unchecked Sendable {
             if streamRetry == nil {
                 streamRetry = eventLoop.scheduleTask(in: .nanoseconds(Int64(nextStreamAttempt.nanoseconds(since: now)))) { [self] in
                     streamRetry = nil
-                    if !isClosed, stream == nil, !streamUnsent.isEmpty { openStream() }
+                    if !isClosed, overTCP, stream == nil, !streamUnsent.isEmpty { openStream() }
                 }
             }
             return
@@ -409,7 +429,7 @@ final class EnginePeerConnection: @unchecked Sendable {
                     // A connect to a server this connection has left: nothing
                     // of it stays; frames queued for the current one go now.
                     if case .success(let channel) = result { channel.close(promise: nil) }
-                    if !isClosed, stream == nil, !streamUnsent.isEmpty { openStream() }
+                    if !isClosed, overTCP, stream == nil, !streamUnsent.isEmpty { openStream() }
                     return
                 }
                 switch result {
@@ -439,7 +459,7 @@ final class EnginePeerConnection: @unchecked Sendable {
         stream = nil
         let now = EngineClock.now()
         if now.nanoseconds(since: streamOpenedAt) < 1_000_000_000 { nextStreamAttempt = now.adding(milliseconds: 250) }
-        if !isClosed, let transport, transport.failure == nil, overTCP {
+        if !isClosed, overTCP, let transport, transport.failure == nil, transport.selectedAddress != nil {
             transport.restartICE(local: transport.localICE, remote: transport.remote)
             pump()
         }
