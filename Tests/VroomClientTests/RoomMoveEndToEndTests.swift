@@ -258,9 +258,13 @@ extension ClientProcessTests {
             to: cluster.url(0), options: try await cluster.options("alice", room: "lost", publishing: true)))
         try await alice.wait(for: "alice connected") { $0.name == "connected" }
         let roomSID = try #require(alice.room.sid)
-        // Her track-added callback was written by node 0, so her records are too.
-        try await alice.wait(until: "alice's track-added is delivered", timeout: .seconds(10)) {
-            receiver.all.contains { $0.target == hook && $0.parameter("StatusCallbackEvent") == "track-added" }
+        // Both her track-added callbacks (mic, camera) were written by node 0,
+        // so her records are too. Killing it after the first alone raced the
+        // second track's record against its callback: node 1 then ended a
+        // track whose track-added was never queued.
+        try await alice.wait(until: "alice's two track-added are delivered", timeout: .seconds(10)) {
+            Set(receiver.all.filter { $0.target == hook && $0.parameter("StatusCallbackEvent") == "track-added" }
+                .compactMap { $0.parameter("TrackSid") }).count == 2
         }
         cluster.nodes[0].kill9()
         alice.room.disconnect()
