@@ -61,6 +61,7 @@ public enum ReportTable {
         for (kind, value) in (counts?.packetsForwardedByKind ?? [:]).sorted(by: { $0.key < $1.key }) {
             server.add(["  \(kind)", grouped(Int(value)), ""])
         }
+        server.add(["sent over ICE-TCP (frames)", count(counts?.tcpFramesSent), ""])
         server.add(["forwarded per second", r.server.forwardedPacketsPerSecond.map { number($0, 0) } ?? "-", ""])
         server.add(["NACKs (receivers to server)", count(counts?.nacksReceived), "\(grouped(r.clients.nacksSent)) sent by receivers"])
         server.add(["retransmissions", count(counts?.retransmissions), "\(grouped(r.clients.retransmissionsSent)) by publishers (on the server's NACKs)"])

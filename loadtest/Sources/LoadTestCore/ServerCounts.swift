@@ -24,14 +24,20 @@ public struct ServerCounts: Sendable, Equatable, Codable {
     /// workers than a room's home took to forward to the subscribers they
     /// hold (a room spread over workers); nil when not exported.
     public var relayedPackets: Double?
+    /// `vroom_tcp_frames_sent_total`: what the server sent over ICE-TCP
+    /// (RFC 4571 frames) rather than UDP; nil when not exported. With UDP
+    /// open, as on loopback, it stays 0 unless the run asked for TCP.
+    public var tcpFramesSent: Double?
 
     public init(
         packetsForwarded: Double? = nil, packetsForwardedByKind: [String: Double] = [:],
         packetsReceived: Double? = nil, bytesForwarded: Double? = nil,
         droppedByReason: [String: Double]? = nil, retransmissions: Double? = nil,
-        nacksReceived: Double? = nil, plisSent: Double? = nil, relayedPackets: Double? = nil
+        nacksReceived: Double? = nil, plisSent: Double? = nil, relayedPackets: Double? = nil,
+        tcpFramesSent: Double? = nil
     ) {
         self.relayedPackets = relayedPackets
+        self.tcpFramesSent = tcpFramesSent
         self.packetsForwarded = packetsForwarded
         self.packetsForwardedByKind = packetsForwardedByKind
         self.packetsReceived = packetsReceived
@@ -68,7 +74,8 @@ public struct ServerCounts: Sendable, Equatable, Codable {
             retransmissions: delta("vroom_retransmissions_total"),
             nacksReceived: delta("vroom_nack_received_total"),
             plisSent: delta("vroom_pli_sent_total"),
-            relayedPackets: delta("vroom_relay_packets_total", ["direction": "in"])
+            relayedPackets: delta("vroom_relay_packets_total", ["direction": "in"]),
+            tcpFramesSent: delta("vroom_tcp_frames_sent_total")
         )
     }
 
