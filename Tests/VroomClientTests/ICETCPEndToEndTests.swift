@@ -41,6 +41,16 @@ extension ClientProcessTests {
         return RecordedRoom(Room.connect(to: url, options: options))
     }
 
+    /// Waits until bob decodes 60 of alice's frames and alice 60 of bob's.
+    static func mediaBothWays(_ alice: RecordedRoom, _ bob: RecordedRoom, _ how: String) async throws {
+        try await bob.wait(until: "bob decodes 60 of alice's frames \(how)", timeout: .seconds(20)) {
+            await RoomMediaTests.framesRead(bob, from: "alice") >= 60
+        }
+        try await alice.wait(until: "alice decodes 60 of bob's frames \(how)", timeout: .seconds(20)) {
+            await RoomMediaTests.framesRead(alice, from: "bob") >= 60
+        }
+    }
+
     /// Both clients TCP only: video and audio both ways, and the server
     /// sent not one UDP datagram.
     @Test func sdkMediaOverICETCPOnly() async throws {
@@ -49,12 +59,7 @@ extension ClientProcessTests {
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
         let alice = try await Self.join(url, "alice", room: "tcp", tone: 440) { $0.mediaTransport = .tcp }
         let bob = try await Self.join(url, "bob", room: "tcp", tone: 660) { $0.mediaTransport = .tcp }
-        try await bob.wait(until: "bob decodes 60 of alice's frames over ICE-TCP", timeout: .seconds(20)) {
-            await RoomMediaTests.framesRead(bob, from: "alice") >= 60
-        }
-        try await alice.wait(until: "alice decodes 60 of bob's frames over ICE-TCP", timeout: .seconds(20)) {
-            await RoomMediaTests.framesRead(alice, from: "bob") >= 60
-        }
+        try await Self.mediaBothWays(alice, bob, "over ICE-TCP")
         let heard = try #require(await RoomMediaTests.received(bob, from: "alice", "mic"))
         #expect(abs((heard.audioFrequency ?? 0) - 440) < 10)
         let metrics = try await Self.metrics(port)
@@ -81,12 +86,7 @@ extension ClientProcessTests {
         let defaults: (inout ConnectOptions) -> Void = { $0.iceTCPFallbackDelay = .seconds(30) }
         let alice = try await Self.join(url, "alice", room: "udp", tone: 440, defaults)
         let bob = try await Self.join(url, "bob", room: "udp", tone: 660, defaults)
-        try await bob.wait(until: "bob decodes 60 of alice's frames", timeout: .seconds(20)) {
-            await RoomMediaTests.framesRead(bob, from: "alice") >= 60
-        }
-        try await alice.wait(until: "alice decodes 60 of bob's frames", timeout: .seconds(20)) {
-            await RoomMediaTests.framesRead(alice, from: "bob") >= 60
-        }
+        try await Self.mediaBothWays(alice, bob, "over UDP")
         let metrics = try await Self.metrics(port)
         let accepted = metrics.value("vroom_tcp_connections_accepted_total")
         let framesIn = metrics.value("vroom_tcp_frames_received_total")
@@ -113,12 +113,7 @@ extension ClientProcessTests {
         }
         let alice = try await Self.join(url, "alice", room: "fallback", tone: 440, blackholed)
         let bob = try await Self.join(url, "bob", room: "fallback", tone: 660, blackholed)
-        try await bob.wait(until: "bob decodes 60 of alice's frames after the move to TCP", timeout: .seconds(20)) {
-            await RoomMediaTests.framesRead(bob, from: "alice") >= 60
-        }
-        try await alice.wait(until: "alice decodes 60 of bob's frames after the move to TCP", timeout: .seconds(20)) {
-            await RoomMediaTests.framesRead(alice, from: "bob") >= 60
-        }
+        try await Self.mediaBothWays(alice, bob, "after the move to TCP")
         #expect(hole.received() > 0, "the UDP checks went to the hole first")
         let framesIn = try await Self.metrics(port).value("vroom_tcp_frames_received_total") ?? 0
         #expect(framesIn > 300, "TCP frames in \(framesIn)")
