@@ -43,11 +43,20 @@ int vroom_tcp_accept(int listen_fd, uint8_t *family, uint16_t *port, uint8_t *ad
     return fd;
 }
 
-int vroom_tcp_connect(uint8_t family, uint16_t port, const uint8_t *address, int receive_buffer) {
+int vroom_tcp_connect(uint8_t family, uint16_t port, const uint8_t *address, int receive_buffer, uint16_t local_port) {
     int fd = socket(family == 6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -errno;
     if (receive_buffer > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
     struct sockaddr_storage ss;
+    if (local_port > 0) {
+        static const uint8_t any[16] = {0};
+        socklen_t local_length = vroom_sockaddr_make(family, local_port, any, &ss);
+        if (bind(fd, (struct sockaddr *)&ss, local_length) != 0) {
+            int code = errno;
+            close(fd);
+            return -code;
+        }
+    }
     socklen_t length = vroom_sockaddr_make(family, port, address, &ss);
     int connected;
     do { connected = connect(fd, (struct sockaddr *)&ss, length); } while (connected != 0 && errno == EINTR);

@@ -51,7 +51,7 @@ struct ConnectionSink: PacketSink {
             case .rtp: connection.transport.protectRTP(slot, length: length)
             case .rtcp: connection.transport.protectRTCP(slot, length: length)
             }
-            return (protected, connection.transport.selectedAddress, connection.selectedOverTCP)
+            return (protected, connection.transport.selectedPath)
         })
     }
 
@@ -61,23 +61,18 @@ struct ConnectionSink: PacketSink {
         guard let (slot, reservedTransport, connection) = reserved, reservedTransport == transport else { return }
         reserved = nil
         queue(connection._withUnsafeGuaranteedRef { connection in
-            (connection.transport.protectRTP(slot, length: length, appending: tail), connection.transport.selectedAddress,
-             connection.selectedOverTCP)
+            (connection.transport.protectRTP(slot, length: length, appending: tail), connection.transport.selectedPath)
         })
     }
 
     /// Queues the reserved slot's `protected` bytes for the connection's
-    /// selected address (a refused protect, nil, is counted by the
+    /// selected path (a refused protect, nil, is counted by the
     /// transport). The closures above return what this needs rather than
     /// call it: capturing the sink there cost a retain and release of its
     /// tables per copy.
     @inline(__always)
-    private func queue(_ packet: (protected: Int?, destination: STUNAddress?, overTCP: Bool)) {
+    private func queue(_ packet: (protected: Int?, destination: TransportPath?)) {
         guard let protected = packet.protected, let destination = packet.destination else { return }
-        if packet.overTCP {
-            egress.commitFrame(length: protected, to: destination)
-        } else {
-            egress.commitDatagram(length: protected, to: destination)
-        }
+        egress.commit(length: protected, to: destination)
     }
 }

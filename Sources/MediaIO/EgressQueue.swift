@@ -1,5 +1,6 @@
 import CVroomUDP
 import Packets
+import WebRTC
 
 /// Datagrams waiting for the worker's next `sendmmsg`: slots are written in
 /// place (a forwarded packet's header, then SRTP encrypts its payload from
@@ -7,10 +8,10 @@ import Packets
 /// as one batch per receive batch or timer run. A full queue is flushed, not
 /// grown, so memory stays fixed.
 ///
-/// A destination that is an ICE-TCP stream's peer gets the packet as an
-/// RFC 4571 frame in that stream's write buffer instead (one copy), written
-/// at the same flush. Without open streams this costs one `isEmpty` test;
-/// media to a connection known to be on UDP skips it (`commitDatagram`).
+/// A packet for a path on an ICE-TCP stream goes as an RFC 4571 frame into
+/// that stream's write buffer instead (one copy), written at the same
+/// flush. The path, not the address, decides: a TCP peer's address may be
+/// another client's UDP address (one NAT).
 package final class EgressQueue {
     private let ring: DatagramRing
     private let descriptor: Int32
@@ -40,32 +41,30 @@ package final class EgressQueue {
         return ring.buffer(ring.count)
     }
 
-    /// Queues the packet written into the reserved slot: as a frame on the
-    /// ICE-TCP stream whose peer is `destination`, else as a datagram.
+    /// Queues the packet written into the reserved slot for `destination`:
+    /// a frame on its ICE-TCP stream, or a datagram.
     @inline(__always)
-    func commit(length: Int, to destination: STUNAddress) {
-        if let tcp, !tcp.isEmpty,
-            tcp.enqueue(UnsafeRawBufferPointer(rebasing: ring.buffer(ring.count)[0..<length]), to: destination)
-        {
-            return
+    func commit(length: Int, to destination: TransportPath) {
+        if destination.stream == 0 {
+            commitDatagram(length: length, to: destination.address)
+        } else {
+            commitFrame(length: length, stream: destination.stream)
         }
-        commitDatagram(length: length, to: destination)
     }
 
     /// Queues the packet written into the reserved slot as a frame on the
-    /// ICE-TCP stream whose peer is `destination`; drops it (a send
-    /// failure) when that stream has closed: never UDP to a TCP peer's port.
+    /// ICE-TCP stream `stream`; drops it (a send failure) when that stream
+    /// has closed: never UDP to a TCP peer's port, nor another stream.
     @inline(__always)
-    func commitFrame(length: Int, to destination: STUNAddress) {
-        guard let tcp, tcp.enqueue(UnsafeRawBufferPointer(rebasing: ring.buffer(ring.count)[0..<length]), to: destination)
+    func commitFrame(length: Int, stream: UInt64) {
+        guard let tcp, tcp.enqueue(UnsafeRawBufferPointer(rebasing: ring.buffer(ring.count)[0..<length]), stream: stream)
         else {
             sendFailures &+= 1
             return
         }
     }
 
-    /// Queues the packet written into the reserved slot as a UDP datagram,
-    /// without asking whether `destination` is an ICE-TCP stream.
+    /// Queues the packet written into the reserved slot as a UDP datagram.
     @inline(__always)
     func commitDatagram(length: Int, to destination: STUNAddress) {
         ring.set(ring.count, length: length, destination: destination)
@@ -73,7 +72,7 @@ package final class EgressQueue {
     }
 
     /// Copies a control datagram (STUN response, DTLS flight) into a slot.
-    func enqueue(copying bytes: UnsafeRawBufferPointer, to destination: STUNAddress) {
+    func enqueue(copying bytes: UnsafeRawBufferPointer, to destination: TransportPath) {
         let slot = reserve()
         guard bytes.count <= slot.count else {
             sendFailures &+= 1

@@ -11,9 +11,6 @@ package final class MediaConnection {
     let transport: PeerTransport
     /// `connected` was reported to the control plane.
     var reportedConnected = false
-    /// The selected address is an ICE-TCP stream's peer: media egress looks
-    /// the stream up; for a UDP path it skips that look-up.
-    var selectedOverTCP = false
     /// `failed` was reported: the connection stays until the control plane
     /// removes it, but nothing more is reported.
     var reportedFailure = false

@@ -1,10 +1,13 @@
 import Packets
 import SFU
+import WebRTC
 
 /// A worker's connections and how datagrams find them (DESIGN.md: demux by
 /// first byte, then STUN username or 5-tuple): STUN by the local ufrag in
-/// its USERNAME, everything else by the source address, which only an
-/// authenticated STUN check can add.
+/// its USERNAME, everything else by its source, which only an authenticated
+/// STUN check can add: a UDP datagram by its source address, an ICE-TCP
+/// frame by its stream. Never a frame by its peer's address: behind one NAT
+/// a client's TCP connection may have another client's UDP address.
 final class MediaConnectionTable {
     private(set) var byID: [TransportID: MediaConnection] = [:]
     /// The same connections, unretained, for the packet path's one look-up
@@ -13,6 +16,8 @@ final class MediaConnectionTable {
     private(set) var unretained: [TransportID: Unmanaged<MediaConnection>] = [:]
     var byUfrag: [UfragKey: TransportID] = [:]
     var byAddress: [STUNAddress: TransportID] = [:]
+    /// ICE-TCP streams by their tag (never reused).
+    var byStream: [UInt64: TransportID] = [:]
     var counters = MediaWorkerCounters()
 
     func add(_ connection: MediaConnection) {
@@ -26,12 +31,13 @@ final class MediaConnectionTable {
         unretained[id] = nil
         byUfrag = byUfrag.filter { $0.value != id }
         byAddress = byAddress.filter { $0.value != id }
+        byStream = byStream.filter { $0.value != id }
         connection.transport.close()
     }
 
     /// The connection a datagram belongs to, or nil (counted by the caller).
     @inline(__always)
-    func lookup(_ datagram: UnsafeRawBufferPointer, from source: STUNAddress) -> MediaConnection? {
+    func lookup(_ datagram: UnsafeRawBufferPointer, from source: TransportPath) -> MediaConnection? {
         if datagram[0] < 4 {
             // STUN (RFC 7983: first byte 0-3): USERNAME is "local:remote".
             guard let message = try? STUNMessageView(validating: datagram), let username = message.username,
@@ -40,7 +46,8 @@ final class MediaConnectionTable {
             guard let key = UfragKey(UnsafeRawBufferPointer(rebasing: username[..<colon])) else { return nil }
             return byUfrag[key].flatMap { byID[$0] }
         }
-        return byAddress[source].flatMap { byID[$0] }
+        let id = source.stream == 0 ? byAddress[source.address] : byStream[source.stream]
+        return id.flatMap { byID[$0] }
     }
 }
 

@@ -10,11 +10,13 @@ import WebRTC
 /// packet path takes no locks.
 protocol MediaWorkerHandler: AnyObject, SendableMetatype {
     /// `count` datagrams were received into `ring` (slots 0..<count; a
-    /// length of 0 marks a truncated one). Replies and forwarded packets go
+    /// length of 0 marks a truncated one), from the UDP socket (`stream`
+    /// 0) or as the frames of the ICE-TCP stream tagged `stream`, each slot
+    /// named by its peer's address. Replies and forwarded packets go
     /// into `egress`, which the worker flushes after this call. Returns a
     /// time its timers must now run by when it became sooner than the last
     /// `fireTimers` said (a pacer held a packet back); nil otherwise.
-    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime?
+    func received(_ ring: DatagramRing, count: Int, stream: UInt64, now: MediaTime, egress: EgressQueue) -> MediaTime?
 
     /// Runs the timers that are due (DTLS retransmissions, consent, RTCP
     /// reports, congestion feedback) and returns the next deadline.
@@ -206,7 +208,7 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
                 for _ in 0..<16 {
                     let count = vroom_udp_receive_batch(socket.descriptor, ingress.datagrams, UInt32(ingress.capacity))
                     if count <= 0 { break }
-                    if let sooner = handler.received(ingress, count: Int(count), now: MediaClock.now(), egress: egress) {
+                    if let sooner = handler.received(ingress, count: Int(count), stream: 0, now: MediaClock.now(), egress: egress) {
                         deadline = min(deadline, sooner)
                     }
                     egress.flush()
@@ -221,7 +223,7 @@ final class MediaWorker<Handler: MediaWorkerHandler>: Sendable {
                     if ready[i].flags & UInt32(VROOM_POLL_WRITABLE) != 0 { tcp.writableReady(tag: tag) }
                     if ready[i].flags & UInt32(VROOM_POLL_READABLE) != 0 {
                         tcp.readReady(tag: tag, now: now, ring: ingress) { frames in
-                            if let sooner = handler.received(ingress, count: frames, now: MediaClock.now(), egress: egress) {
+                            if let sooner = handler.received(ingress, count: frames, stream: tag, now: MediaClock.now(), egress: egress) {
                                 deadline = min(deadline, sooner)
                             }
                         }

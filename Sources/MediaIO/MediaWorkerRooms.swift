@@ -125,16 +125,17 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
         DatagramRing(capacity: capacity, buffers: buffers)
     }
 
-    package func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime? {
+    package func received(_ ring: DatagramRing, count: Int, stream: UInt64, now: MediaTime, egress: EgressQueue) -> MediaTime? {
         var sink = ConnectionSink(connections: table, egress: egress)
         var sooner: MediaTime?
         for index in 0..<count {
             table.counters.received &+= 1
             let length = ring.length(index)
-            guard length > 0, let source = ring.address(index) else {
+            guard length > 0, let address = ring.address(index) else {
                 table.counters.truncated &+= 1
                 continue
             }
+            let source = TransportPath(address, stream: stream)
             let buffer = ring.buffer(index)
             guard let connection = table.lookup(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), from: source) else {
                 table.counters.unknownTuple &+= 1
@@ -240,21 +241,25 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
         return next
     }
 
-    /// Sends what the transport queued (STUN responses, DTLS flights) and
-    /// acts on its events: a validated address joins the demux table.
+    /// Sends what the transport queued (STUN responses, DTLS flights), each
+    /// on the path it names, and acts on its events: a validated source
+    /// joins the demux table (a UDP address, or an ICE-TCP stream, which is
+    /// then a live path).
     private func drainControl(_ connection: MediaConnection, egress: EgressQueue) {
         while let (datagram, destination) = connection.transport.pollTransmit() {
             datagram.withUnsafeBytes { egress.enqueue(copying: $0, to: destination) }
         }
         while let event = connection.transport.pollEvent() {
             switch event {
-            case .addressValidated(let address):
-                table.byAddress[address] = connection.id
-                // An ICE-TCP stream from there is now a live path.
-                tcp?.authenticate(address)
-            case .selected(let address):
-                connection.selectedOverTCP = tcp?.byAddress[address] != nil
-                logger.debug("\(connection.participant) \(connection.role.rawValue): sending to \(address)")
+            case .addressValidated(let source):
+                if source.stream == 0 {
+                    table.byAddress[source.address] = connection.id
+                } else {
+                    table.byStream[source.stream] = connection.id
+                    tcp?.authenticate(tag: source.stream)
+                }
+            case .selected(let path):
+                logger.debug("\(connection.participant) \(connection.role.rawValue): sending to \(path)")
             case .connected(let profile):
                 logger.debug("\(connection.participant) \(connection.role.rawValue): DTLS-SRTP up (\(profile))")
                 if !connection.reportedConnected {

@@ -7,9 +7,9 @@ import WebRTC
 
 /// A worker's ICE-TCP streams (RFC 6544, passive): accepts them, reads
 /// RFC 4571 frames into the worker's ingress ring so that they meet the
-/// same demux and transports as UDP datagrams (named by the peer's
-/// address), queues egress frames per stream and writes each stream's
-/// batch with one call per flush.
+/// same demux and transports as UDP datagrams (named by the peer's address
+/// and handed over with the stream's tag: the path), queues egress frames
+/// per stream and writes each stream's batch with one call per flush.
 ///
 /// Bad input never reaches past a stream: a bad length or an undemuxable
 /// frame closes that stream; streams without an authenticated STUN check
@@ -26,7 +26,8 @@ final class TCPStreamTable {
     private let idleTimeoutNanoseconds: UInt64
     private let handshakeTimeoutNanoseconds: UInt64
     private var streams: [UInt64: TCPStream] = [:]
-    private(set) var byAddress: [STUNAddress: TCPStream] = [:]
+    /// One stream per peer address (a second connection from one is refused).
+    private var byAddress: [STUNAddress: TCPStream] = [:]
     /// Unauthenticated streams, oldest first (at most `maximumUnauthenticated`).
     private var unauthenticated: [TCPStream] = []
     private var dirty: [TCPStream] = []
@@ -47,10 +48,6 @@ final class TCPStreamTable {
         self.nextTag = firstTag
         self.nextSweep = now
     }
-
-    /// No stream is open: egress skips the look-up.
-    @inline(__always)
-    var isEmpty: Bool { byAddress.isEmpty }
 
     /// Counters with the gauges of now.
     var snapshot: TCPCounters {
@@ -113,10 +110,10 @@ final class TCPStreamTable {
         }
     }
 
-    /// An authenticated STUN check came from `address`: if it is a stream,
-    /// it is a live path from now on.
-    func authenticate(_ address: STUNAddress) {
-        guard let stream = byAddress[address], !stream.authenticated else { return }
+    /// An authenticated STUN check came on stream `tag`: it is a live path
+    /// from now on.
+    func authenticate(tag: UInt64) {
+        guard let stream = streams[tag], !stream.authenticated else { return }
         stream.authenticated = true
         unauthenticated.removeAll { $0 === stream }
     }
@@ -207,12 +204,11 @@ final class TCPStreamTable {
 
     // MARK: Writing
 
-    /// Queues `packet` as a frame when `destination` is a stream; false when
-    /// it is not (the caller sends it over UDP). A full buffer drops the
-    /// frame (counted) and still answers true.
+    /// Queues `packet` as a frame on stream `tag`; false when it has closed.
+    /// A full buffer drops the frame (counted) and still answers true.
     @inline(__always)
-    func enqueue(_ packet: UnsafeRawBufferPointer, to destination: STUNAddress) -> Bool {
-        guard let stream = byAddress[destination] else { return false }
+    func enqueue(_ packet: UnsafeRawBufferPointer, stream tag: UInt64) -> Bool {
+        guard let stream = streams[tag] else { return false }
         if stream.output.append(packet), !stream.dirty {
             stream.dirty = true
             dirty.append(stream)

@@ -89,7 +89,7 @@ public final class ForwardingPath {
             while true {
                 let received = vroom_udp_receive_batch(socket.descriptor, ingress.datagrams, UInt32(ingress.capacity))
                 guard received > 0 else { break }
-                _ = rooms.received(ingress, count: Int(received), now: MediaClock.now(), egress: egress)
+                _ = rooms.received(ingress, count: Int(received), stream: 0, now: MediaClock.now(), egress: egress)
                 egress.flush()
             }
             _ = rooms.fireTimers(now: MediaClock.now(), egress: egress)
@@ -151,7 +151,7 @@ public final class ForwardingPath {
             preconditionFailure("the publisher's SRTP refused a packet")
         }
         ingress.set(0, length: length, destination: publisher.address)
-        _ = rooms.received(ingress, count: 1, now: now, egress: egress)
+        _ = rooms.received(ingress, count: 1, stream: 0, now: now, egress: egress)
         egress.flush()
         sequence &+= 1
         now = now.adding(nanoseconds: 2_000_000)

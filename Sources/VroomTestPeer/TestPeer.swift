@@ -130,6 +130,8 @@ public final class TestPeer {
     public let overTCP: Bool
     /// SO_RCVBUF of the TCP connection (0: the kernel's default).
     private let tcpReceiveBuffer: Int32
+    /// The TCP connection's local port (0: the kernel's choice).
+    private let tcpLocalPort: UInt16
     /// The TCP connection's descriptor once `connect` made it, else -1.
     public private(set) var stream: Int32 = -1
     /// Stop reading the TCP connection (a slow reader): what the server
@@ -140,9 +142,10 @@ public final class TestPeer {
     private var tcpInput: [UInt8] = []
     private var tcpOutput: [UInt8] = []
 
-    public init(ice: ICECredentials, overTCP: Bool = false, tcpReceiveBuffer: Int32 = 0) throws {
+    public init(ice: ICECredentials, overTCP: Bool = false, tcpReceiveBuffer: Int32 = 0, tcpLocalPort: UInt16 = 0) throws {
         self.overTCP = overTCP
         self.tcpReceiveBuffer = tcpReceiveBuffer
+        self.tcpLocalPort = tcpLocalPort
         socket = try UDPSocket(address: "127.0.0.1", port: 0)
         _ = vroom_udp_configure(socket.descriptor, 1 << 20, 1 << 20)  // and O_NONBLOCK
         address = STUNAddress(ipv4: 127, 0, 0, 1, port: socket.localPort)
@@ -277,7 +280,7 @@ public final class TestPeer {
         var remoteAddress = server.candidate
         if overTCP {
             guard let tcp = server.tcpCandidate else { throw TestPeerError.noTCPPath(0) }
-            let fd = vroom_tcp_connect(4, tcp.port, Self.loopback, tcpReceiveBuffer)
+            let fd = vroom_tcp_connect(4, tcp.port, Self.loopback, tcpReceiveBuffer, tcpLocalPort)
             guard fd >= 0 else { throw TestPeerError.noTCPPath(-fd) }
             stream = fd
             remoteAddress = tcp
@@ -402,7 +405,7 @@ public final class TestPeer {
     private func flush() {
         guard let transport else { return }
         while let (datagram, destination) = transport.pollTransmit() {
-            send(datagram, to: destination)
+            send(datagram, to: destination.address)
         }
         while let event = transport.pollEvent() { events.append(event) }
     }

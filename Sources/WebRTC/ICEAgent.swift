@@ -2,8 +2,8 @@ import Packets
 
 /// What an `ICEAgent` reports.
 public enum ICEEvent: Sendable, Equatable {
-    case addressValidated(STUNAddress)
-    case selected(STUNAddress)
+    case addressValidated(TransportPath)
+    case selected(TransportPath)
     /// 53405: consent expired, or (controlling) no check succeeded in time.
     case failed(WebRTCError)
 }
@@ -27,9 +27,11 @@ public enum ICEReceiveResult: Sendable, Hashable {
 ///   response: a 401 would let anyone who spoofs a source address make us
 ///   send to it, and a real peer with the right credentials never needs it.
 /// - Every source of an authenticated check is "validated"; the selected
-///   address is the source of the latest authenticated check with
+///   path is the source of the latest authenticated check with
 ///   USE-CANDIDATE (Chromium nominates a second pair ~250 ms later:
-///   INTEROP.md; follow it).
+///   INTEROP.md; follow it). A source is an address and the path it came
+///   on (`TransportPath`): the same address over UDP and over an ICE-TCP
+///   connection are validated and selected apart.
 /// - Consent (RFC 7675): after selection, `consentTimeout` (30 s) without
 ///   an authenticated check fails the agent with 53405.
 ///
@@ -45,14 +47,15 @@ public final class ICEAgent {
     public private(set) var remote: ICECredentials
     public let mode: ICEMode
     /// Where media goes; nil until the first nomination.
-    public private(set) var selectedAddress: STUNAddress?
+    public private(set) var selected: TransportPath?
+    public var selectedAddress: STUNAddress? { selected?.address }
     public private(set) var isFailed = false
     /// The latest validated address (the fallback destination for DTLS
     /// before a nomination: Chromium starts DTLS on a pair it has not
     /// nominated yet).
-    public private(set) var lastValidatedAddress: STUNAddress?
+    public private(set) var lastValidated: TransportPath?
 
-    private var validated: Set<STUNAddress> = []
+    private var validated: Set<TransportPath> = []
     /// USERNAME we accept in requests: "local:remote".
     private var expectedUsername: String
     /// USERNAME we send in checks: "remote:local".
@@ -66,7 +69,7 @@ public final class ICEAgent {
     private var nextCheck: MediaTime?
     private var pendingChecks: [(id: STUNTransactionID, sentAt: MediaTime)] = []
     private let tieBreaker: UInt64
-    private var transmits: [(datagram: [UInt8], destination: STUNAddress)] = []
+    private var transmits: [(datagram: [UInt8], destination: TransportPath)] = []
     private var transmitsRead = 0
     private var events: [ICEEvent] = []
 
@@ -97,11 +100,11 @@ public final class ICEAgent {
         if case .controlling = mode { nextCheck = now }
     }
 
-    /// Whether an authenticated check came from `address`. Cheap for the
+    /// Whether an authenticated check came from `source`. Cheap for the
     /// packet path: two comparisons before a hash look-up.
     @inline(__always)
-    public func isValidated(_ address: STUNAddress) -> Bool {
-        address == selectedAddress || address == lastValidatedAddress || validated.contains(address)
+    public func isValidated(_ source: TransportPath) -> Bool {
+        source == selected || source == lastValidated || validated.contains(source)
     }
 
     /// New credentials after an ICE restart (RFC 8445 section 9). Validated
@@ -124,7 +127,7 @@ public final class ICEAgent {
         startedAt = now
         // Nominate again: checks every `checkInterval` until one succeeds,
         // which reports `.selected` (the path may have changed).
-        selectedAddress = nil
+        selected = nil
         lastConsent = nil
         restart(local: local, remote: remote)
         if case .controlling = mode { nextCheck = MediaTime(nanoseconds: 0) }
@@ -133,7 +136,7 @@ public final class ICEAgent {
     // MARK: Input
 
     /// One STUN message (`PacketKind.stun`) from `source`.
-    public func receive(_ bytes: UnsafeRawBufferPointer, from source: STUNAddress, now: MediaTime) -> ICEReceiveResult {
+    public func receive(_ bytes: UnsafeRawBufferPointer, from source: TransportPath, now: MediaTime) -> ICEReceiveResult {
         guard !isFailed else { return .dropped(.notConnected) }
         guard let message = try? STUNMessageView(validating: bytes), message.messageType.method == .binding else {
             return .dropped(.malformed)
@@ -149,7 +152,7 @@ public final class ICEAgent {
         }
     }
 
-    private func handleRequest(_ message: STUNMessageView, from source: STUNAddress, now: MediaTime) -> ICEReceiveResult {
+    private func handleRequest(_ message: STUNMessageView, from source: TransportPath, now: MediaTime) -> ICEReceiveResult {
         guard message.usernameEquals(expectedUsername) else { return .dropped(.stunUnknownUsername) }
         do { try message.verifyMessageIntegrity(password: local.password) } catch {
             return .dropped(.stunIntegrity)
@@ -157,15 +160,15 @@ public final class ICEAgent {
         authenticated(source, now: now)
         // The controlled side follows USE-CANDIDATE; a controlling agent
         // ignores it (RFC 8445 section 7.3.1.5).
-        if mode == .lite, message.useCandidate, selectedAddress != source {
-            selectedAddress = source
+        if mode == .lite, message.useCandidate, selected != source {
+            selected = source
             events.append(.selected(source))
         }
         respond(to: message, from: source)
         return .handled
     }
 
-    private func handleSuccess(_ message: STUNMessageView, from source: STUNAddress, now: MediaTime) -> ICEReceiveResult {
+    private func handleSuccess(_ message: STUNMessageView, from source: TransportPath, now: MediaTime) -> ICEReceiveResult {
         guard case .controlling(let remoteAddress) = mode,
             let index = pendingChecks.firstIndex(where: { $0.id == message.transactionID })
         else { return .dropped(.stunUnknownUsername) }
@@ -174,32 +177,32 @@ public final class ICEAgent {
         }
         // RFC 8445 section 7.2.5.2.1: a response from elsewhere than the
         // check went to is a failure (non-symmetric).
-        guard source == remoteAddress else { return .dropped(.unvalidatedAddress) }
+        guard source == TransportPath(remoteAddress) else { return .dropped(.unvalidatedAddress) }
         pendingChecks.remove(at: index)
         authenticated(source, now: now)
-        if selectedAddress != source {
-            selectedAddress = source
+        if selected != source {
+            selected = source
             events.append(.selected(source))
             nextCheck = now.adding(nanoseconds: consentCheckInterval)
         }
         return .handled
     }
 
-    private func authenticated(_ source: STUNAddress, now: MediaTime) {
+    private func authenticated(_ source: TransportPath, now: MediaTime) {
         lastConsent = now
-        lastValidatedAddress = source
+        lastValidated = source
         if validated.insert(source).inserted {
             events.append(.addressValidated(source))
         }
     }
 
-    private func respond(to request: STUNMessageView, from source: STUNAddress) {
+    private func respond(to request: STUNMessageView, from source: TransportPath) {
         var datagram = [UInt8](repeating: 0, count: ICEAgent.messageCapacity)
         let length = datagram.withUnsafeMutableBytes { buffer -> Int? in
             do throws(PacketError) {
                 var writer = try STUNMessageWriter(
                     buffer: buffer, type: .bindingSuccessResponse, transactionID: request.transactionID)
-                try writer.appendXORMappedAddress(source)
+                try writer.appendXORMappedAddress(source.address)
                 try writer.appendMessageIntegrity(password: local.password)
                 try writer.appendFingerprint()
                 return writer.finish()
@@ -226,7 +229,7 @@ public final class ICEAgent {
     }
 
     private var consentDeadline: MediaTime? {
-        if let lastConsent, selectedAddress != nil {
+        if let lastConsent, selected != nil {
             return lastConsent.adding(nanoseconds: consentTimeout)
         }
         if case .controlling = mode { return startedAt.adding(nanoseconds: consentTimeout) }
@@ -240,17 +243,17 @@ public final class ICEAgent {
             nextCheck = nil
             let seconds = Double(consentTimeout) / 1e9
             events.append(.failed(.mediaConnection(
-                selectedAddress == nil
+                selected == nil
                     ? "ICE failed: no check succeeded within \(seconds) s"
                     : "ICE consent expired: no valid check for \(seconds) s")))
             return
         }
         guard case .controlling(let remoteAddress) = mode, let due = nextCheck, now >= due else { return }
-        sendCheck(to: remoteAddress, now: now)
-        nextCheck = now.adding(nanoseconds: selectedAddress == nil ? checkInterval : consentCheckInterval)
+        sendCheck(to: TransportPath(remoteAddress), now: now)
+        nextCheck = now.adding(nanoseconds: selected == nil ? checkInterval : consentCheckInterval)
     }
 
-    private func sendCheck(to destination: STUNAddress, now: MediaTime) {
+    private func sendCheck(to destination: TransportPath, now: MediaTime) {
         let id = STUNTransactionID.random()
         var datagram = [UInt8](repeating: 0, count: ICEAgent.messageCapacity)
         let length = datagram.withUnsafeMutableBytes { buffer -> Int? in
@@ -277,7 +280,7 @@ public final class ICEAgent {
 
     // MARK: Output
 
-    public func pollTransmit() -> (datagram: [UInt8], destination: STUNAddress)? {
+    public func pollTransmit() -> (datagram: [UInt8], destination: TransportPath)? {
         guard transmitsRead < transmits.count else {
             if !transmits.isEmpty {
                 transmits.removeAll(keepingCapacity: true)

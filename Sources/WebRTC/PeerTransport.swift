@@ -64,8 +64,10 @@ public final class PeerTransport {
 
     // MARK: State
 
-    /// Where media goes: the latest nominated address.
+    /// Where media goes: the latest nominated address, and the path it was
+    /// nominated on.
     public var selectedAddress: STUNAddress? { ice.selectedAddress }
+    public var selectedPath: TransportPath? { ice.selected }
 
     /// SRTP is keyed and nothing has failed or closed.
     public var isConnected: Bool { media != nil }
@@ -76,8 +78,8 @@ public final class PeerTransport {
     @inline(__always)
     private var media: Unmanaged<SRTPContext>? { failure == nil && !isClosed ? keyed : nil }
 
-    /// Whether `address` passed an authenticated STUN check.
-    public func isValidated(_ address: STUNAddress) -> Bool { ice.isValidated(address) }
+    /// Whether `source` passed an authenticated STUN check.
+    public func isValidated(_ source: TransportPath) -> Bool { ice.isValidated(source) }
 
     /// The earliest of ICE's (checks, consent) and DTLS's (retransmission) timers.
     public var nextTimeout: MediaTime? {
@@ -92,12 +94,20 @@ public final class PeerTransport {
 
     // MARK: Input
 
-    /// One received datagram, `datagram[0..<length]`, from `source`. STUN and
-    /// DTLS are consumed (answers queued for `pollTransmit`); SRTP/SRTCP is
-    /// unprotected IN PLACE, the plaintext then being `datagram[0..<length]`
-    /// of the result. Anything else is dropped and counted. Allocates
-    /// nothing on the SRTP path.
+    /// One received datagram, `datagram[0..<length]`, from `source` on the
+    /// transport's own socket (stream 0).
+    @inline(__always)
     public func receive(_ datagram: UnsafeMutableRawBufferPointer, length: Int, from source: STUNAddress,
+                        now: MediaTime) -> TransportReceiveResult {
+        receive(datagram, length: length, from: TransportPath(source), now: now)
+    }
+
+    /// One received datagram, `datagram[0..<length]`, from `source`. STUN and
+    /// DTLS are consumed (answers queued for `pollTransmit`, to the path the
+    /// request came on); SRTP/SRTCP is unprotected IN PLACE, the plaintext
+    /// then being `datagram[0..<length]` of the result. Anything else is
+    /// dropped and counted. Allocates nothing on the SRTP path.
+    public func receive(_ datagram: UnsafeMutableRawBufferPointer, length: Int, from source: TransportPath,
                         now: MediaTime) -> TransportReceiveResult {
         counters.datagramsReceived &+= 1
         guard length > 0, length <= datagram.count else { return drop(.malformed) }
@@ -189,9 +199,9 @@ public final class PeerTransport {
 
     /// The next datagram to send: STUN first, then DTLS (control path: each
     /// is a fresh array).
-    public func pollTransmit() -> (datagram: [UInt8], destination: STUNAddress)? {
+    public func pollTransmit() -> (datagram: [UInt8], destination: TransportPath)? {
         if let stun = ice.pollTransmit() { return stun }
-        guard let destination = ice.selectedAddress ?? ice.lastValidatedAddress else { return nil }
+        guard let destination = ice.selected ?? ice.lastValidated else { return nil }
         if let record = dtls.pollDatagram() { return (record, destination) }
         return nil
     }

@@ -31,7 +31,7 @@ extension MediaPlaneScenarios {
 
     /// A raw TCP connection to the worker's ICE-TCP port.
     private func connectRaw(_ session: PlaneSession) throws -> Int32 {
-        let fd = vroom_tcp_connect(4, session.plane.ports[0], TestPeer.loopback, 0)
+        let fd = vroom_tcp_connect(4, session.plane.ports[0], TestPeer.loopback, 0, 0)
         try #require(fd >= 0, "connect failed: errno \(-fd)")
         return fd
     }
@@ -98,6 +98,37 @@ extension MediaPlaneScenarios {
         #expect(stats.datagramsSent == 0)
         #expect(stats.prometheusText.contains("vroom_tcp_frames_sent_total \(stats.tcp.framesSent)"))
         print("ICE-TCP only: \(stats.tcp.framesReceived) frames in, \(stats.tcp.framesSent) frames out, \(stats.datagramsSent) UDP datagrams out")
+        await session.stop()
+    }
+
+    /// Behind one NAT, one client's TCP connection may come from the very
+    /// address and port of another client's UDP socket. Each keeps its own
+    /// media: demux, answers and egress follow the path, not the address.
+    @Test func aTCPPeerFromTheAddressOfAUDPPeerIsAnotherPeer() async throws {
+        let session = try await PlaneSession.connected(seed: 157)
+        var generator = SeededGenerator(seed: 158)
+        let c = try TestPeer(ice: .random(using: &generator), overTCP: true, tcpLocalPort: session.publisher.address.port)
+        try await session.subscribe(c, as: .random(using: &generator))
+        let peers = [session.publisher, session.subscriber, c]
+        let rounds = 30
+        let before = (b: session.subscriber.rtp.count, c: c.rtp.count, rtcp: session.publisher.rtcpPackets)
+        try session.sendRounds(rounds, keyframeFirst: true)
+        await TestPeer.pump(peers, timeout: .seconds(5)) {
+            session.subscriber.rtp.count >= before.b + 2 * rounds && c.rtp.count >= before.c + 2 * rounds
+        }
+        // A's media reaches B over UDP and C over TCP.
+        #expect(session.subscriber.rtp.count >= before.b + 2 * rounds)
+        #expect(c.rtp.count >= before.c + 2 * rounds)
+        // What the server sends A (RTCP) reaches A, over UDP.
+        await TestPeer.pump(peers, timeout: .seconds(5)) { session.publisher.rtcpPackets > before.rtcp }
+        #expect(session.publisher.rtcpPackets > before.rtcp)
+        // Nobody got the other's packets: those would fail SRTP.
+        #expect(session.publisher.dropped.isEmpty && session.subscriber.dropped.isEmpty && c.dropped.isEmpty)
+        #expect(c.drainSocket() == 0)
+        let stats = await session.statistics()
+        #expect(stats.tcp.open == 1 && stats.tcp.unauthenticated == 0)
+        #expect(stats.unknownTuple == 0)
+        #expect(stats.transport[dropped: .srtpAuth] == 0 && stats.transport[dropped: .unvalidatedAddress] == 0)
         await session.stop()
     }
 

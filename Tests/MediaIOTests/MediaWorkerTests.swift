@@ -14,7 +14,7 @@ private final class ReversingHandler: MediaWorkerHandler {
     var received = 0
     var timerRuns = 0
 
-    func received(_ ring: DatagramRing, count: Int, now: MediaTime, egress: EgressQueue) -> MediaTime? {
+    func received(_ ring: DatagramRing, count: Int, stream: UInt64, now: MediaTime, egress: EgressQueue) -> MediaTime? {
         for index in 0..<count {
             received += 1
             guard let source = ring.address(index) else { continue }
@@ -22,7 +22,7 @@ private final class ReversingHandler: MediaWorkerHandler {
             let input = UnsafeRawBufferPointer(rebasing: ring.buffer(index)[0..<length])
             let slot = egress.reserve()
             for offset in 0..<length { slot[offset] = input[length - 1 - offset] }
-            egress.commit(length: length, to: source)
+            egress.commitDatagram(length: length, to: source)
         }
         return nil
     }

@@ -5,8 +5,8 @@ import Testing
 @Suite struct ICEAgentTests {
     static let local = ICECredentials(ufrag: "LOCL", password: "local-password-abcdefghij")
     static let remote = ICECredentials(ufrag: "REMT", password: "remote-password-abcdefghi")
-    let a = STUNAddress(ipv4: 192, 0, 2, 1, port: 40_000)
-    let b = STUNAddress(ipv4: 192, 0, 2, 2, port: 40_002)
+    let a = TransportPath(STUNAddress(ipv4: 192, 0, 2, 1, port: 40_000))
+    let b = TransportPath(STUNAddress(ipv4: 192, 0, 2, 2, port: 40_002))
     let start = MediaTime.seconds(10)
 
     /// A Binding request as a controlling peer sends it.
@@ -51,12 +51,12 @@ import Testing
             let view = try STUNMessageView(validating: bytes)
             #expect(view.messageType == .bindingSuccessResponse)
             #expect(view.transactionID == id)
-            #expect(view.xorMappedAddress == a)
+            #expect(view.xorMappedAddress == a.address)
             try view.verifyMessageIntegrity(password: ICEAgentTests.local.password)
             try view.verifyFingerprint()
         }
         #expect(events(agent) == [.addressValidated(a)])
-        #expect(agent.selectedAddress == nil)  // no USE-CANDIDATE yet
+        #expect(agent.selected == nil)  // no USE-CANDIDATE yet
         #expect(agent.isValidated(a))
         #expect(!agent.isValidated(b))
     }
@@ -65,13 +65,36 @@ import Testing
         let agent = lite()
         _ = try request(useCandidate: false).withUnsafeBytes { agent.receive($0, from: a, now: start) }
         _ = try request(useCandidate: true).withUnsafeBytes { agent.receive($0, from: a, now: start) }
-        #expect(agent.selectedAddress == a)
+        #expect(agent.selected == a)
         _ = try request(useCandidate: true).withUnsafeBytes { agent.receive($0, from: b, now: start) }
-        #expect(agent.selectedAddress == b)
+        #expect(agent.selected == b)
         // A later check on the first pair without USE-CANDIDATE does not move it back.
         _ = try request(useCandidate: false).withUnsafeBytes { agent.receive($0, from: a, now: start) }
-        #expect(agent.selectedAddress == b)
+        #expect(agent.selected == b)
         #expect(events(agent) == [.addressValidated(a), .selected(a), .addressValidated(b), .selected(b)])
+    }
+
+    /// One address over UDP and over an ICE-TCP connection: two sources,
+    /// validated, answered and selected apart (behind one NAT they may be
+    /// two peers).
+    @Test func oneAddressOnTwoPathsIsTwoSources() throws {
+        let agent = lite()
+        let overTCP = TransportPath(a.address, stream: 17)
+        _ = try request(useCandidate: true).withUnsafeBytes { agent.receive($0, from: a, now: start) }
+        #expect(agent.pollTransmit()?.destination == a)
+        #expect(agent.isValidated(a))
+        #expect(!agent.isValidated(overTCP))
+        _ = try request(useCandidate: true).withUnsafeBytes { agent.receive($0, from: overTCP, now: start) }
+        let (response, destination) = try #require(agent.pollTransmit())
+        #expect(destination == overTCP)
+        try response.withUnsafeBytes { bytes in
+            let view = try STUNMessageView(validating: bytes)
+            #expect(view.xorMappedAddress == a.address)
+        }
+        #expect(agent.isValidated(overTCP))
+        #expect(agent.selected == overTCP)
+        #expect(agent.selectedAddress == a.address)
+        #expect(events(agent) == [.addressValidated(a), .selected(a), .addressValidated(overTCP), .selected(overTCP)])
     }
 
     @Test func dropsWrongIntegrityUnknownUsernameAndBadFingerprintSilently() throws {
@@ -117,7 +140,7 @@ import Testing
 
     @Test func controllingAgentChecksEveryFiftyMillisecondsUntilAnswered() throws {
         let controlling = ICEAgent(local: ICEAgentTests.remote, remote: ICEAgentTests.local,
-                                   mode: .controlling(remote: a), now: start)
+                                   mode: .controlling(remote: a.address), now: start)
         let server = lite()
         #expect(controlling.nextTimeout == start)
         controlling.handleTimeout(now: start)
@@ -137,7 +160,7 @@ import Testing
         #expect(second.withUnsafeBytes { server.receive($0, from: b, now: start) } == .handled)
         let (response, _) = try #require(server.pollTransmit())
         #expect(response.withUnsafeBytes { controlling.receive($0, from: a, now: start) } == .handled)
-        #expect(controlling.selectedAddress == a)
+        #expect(controlling.selected == a)
         #expect(controlling.nextTimeout == start.adding(milliseconds: 5_000))
         // A replayed response (its transaction is done) is not accepted twice.
         #expect(response.withUnsafeBytes { controlling.receive($0, from: a, now: start) }

@@ -64,7 +64,7 @@ final class TransportPair {
             moved = false
             while let (datagram, destination) = client.pollTransmit() {
                 moved = true
-                #expect(destination == serverAddress)
+                #expect(destination == TransportPath(serverAddress))
                 guard clientToServerOpen else { continue }
                 for piece in clientToServerFilter?.process(datagram) ?? [datagram] {
                     toServer.append(piece)
@@ -73,7 +73,7 @@ final class TransportPair {
             }
             while let (datagram, destination) = server.pollTransmit() {
                 moved = true
-                guard destination == clientAddress else { continue }  // the client moved away: lost
+                guard destination == TransportPath(clientAddress) else { continue }  // the client moved away: lost
                 toClient.append(datagram)
                 clientResults.append(receive(datagram, at: client, from: serverAddress))
             }

@@ -41,8 +41,8 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         #expect(pair.client.isConnected)
         #expect(pair.server.selectedAddress == pair.clientAddress)
         #expect(pair.client.selectedAddress == pair.serverAddress)
-        #expect(pair.serverEvents.first == .addressValidated(pair.clientAddress))
-        #expect(pair.serverEvents.contains(.selected(pair.clientAddress)))
+        #expect(pair.serverEvents.first == .addressValidated(TransportPath(pair.clientAddress)))
+        #expect(pair.serverEvents.contains(.selected(TransportPath(pair.clientAddress))))
         // Both prefer GCM, so GCM it is.
         #expect(pair.serverEvents.last == .connected(.aeadAES128GCM))
         #expect(pair.clientEvents.last == .connected(.aeadAES128GCM))
@@ -165,7 +165,7 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         #expect(pair.server.counters[dropped: .stunIntegrity] == 1)
         #expect(pair.server.counters[dropped: .stunUnknownUsername] == 1)
         #expect(pair.server.selectedAddress == pair.clientAddress)
-        #expect(!pair.server.isValidated(STUNAddress(ipv4: 6, 6, 6, 6, port: 1)))
+        #expect(!pair.server.isValidated(TransportPath(STUNAddress(ipv4: 6, 6, 6, 6, port: 1))))
         // Media still flows.
         let slot = PacketSlot()
         let protected = try #require(pair.client.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 1))))
@@ -256,10 +256,10 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         pair.clientAddress = STUNAddress(ipv4: 192, 168, 1, 20, port: 50_002)
         pair.run(for: .seconds(6))
         #expect(pair.server.selectedAddress == pair.clientAddress)
-        #expect(pair.serverEvents.contains(.addressValidated(pair.clientAddress)))
-        #expect(pair.serverEvents.last == .selected(pair.clientAddress))
+        #expect(pair.serverEvents.contains(.addressValidated(TransportPath(pair.clientAddress))))
+        #expect(pair.serverEvents.last == .selected(TransportPath(pair.clientAddress)))
         // Both addresses stay validated; media from either is accepted.
-        #expect(pair.server.isValidated(first))
+        #expect(pair.server.isValidated(TransportPath(first)))
         let slot = PacketSlot()
         let protected = try #require(pair.client.protectRTP(slot.buffer, length: slot.load(rtpPacket(sequence: 11))))
         #expect(pair.server.receive(slot.buffer, length: protected, from: pair.clientAddress, now: pair.now)
@@ -335,8 +335,8 @@ func rtcpReceiverReport(ssrc: UInt32 = 0x0BAD_CAFE) -> [UInt8] {
         #expect(recovered)
         #expect(pair.client.failure == nil)
         pair.clientEvents.removeAll()
-        pair.run(for: .seconds(2)) { pair.clientEvents.contains(.selected(pair.serverAddress)) }
-        #expect(pair.clientEvents.contains(.selected(pair.serverAddress)), "nominated again")
+        pair.run(for: .seconds(2)) { pair.clientEvents.contains(.selected(TransportPath(pair.serverAddress))) }
+        #expect(pair.clientEvents.contains(.selected(TransportPath(pair.serverAddress))), "nominated again")
         #expect(pair.client.isConnected)
         #expect(pair.toServer.filter { (20...63).contains($0[0]) }.count == handshakeDatagrams, "no new DTLS handshake")
         // Media flows again with the same SRTP keys.

@@ -19,9 +19,11 @@ int vroom_tcp_accept(int listen_fd, uint8_t *family, uint16_t *port, uint8_t *ad
 
 /// Connects (blocking), then makes the socket non-blocking with
 /// TCP_NODELAY: the client side, for tests. `receive_buffer` > 0 sets
-/// SO_RCVBUF before connecting (a small window, for slow-reader tests).
-/// Returns the descriptor or -errno.
-int vroom_tcp_connect(uint8_t family, uint16_t port, const uint8_t *address, int receive_buffer);
+/// SO_RCVBUF before connecting (a small window, for slow-reader tests);
+/// `local_port` > 0 binds the same address family's wildcard address to
+/// that port first (a TCP connection from the port of a UDP socket, as two
+/// clients behind one NAT may look). Returns the descriptor or -errno.
+int vroom_tcp_connect(uint8_t family, uint16_t port, const uint8_t *address, int receive_buffer, uint16_t local_port);
 
 /// Reads what is waiting, without blocking. Returns the byte count, 0 at
 /// end of stream, -EAGAIN when nothing waits, or -errno.

@@ -166,7 +166,7 @@ final class EnginePeerConnection: @unchecked Sendable {
             transport.close()
             // Its close_notify tells the old server this connection is done
             // (over the old paths: `paths` changes below).
-            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination) }
+            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination.address) }
             self.transport = nil
             // Another node: its network path may differ; UDP first again.
             prefersTCP = false
@@ -181,7 +181,7 @@ final class EnginePeerConnection: @unchecked Sendable {
             // one address, so a new one starts. Its close_notify goes over
             // the old paths, which change below.
             transport.close()
-            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination) }
+            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination.address) }
             self.transport = nil
         }
         if paths.tcp != self.paths.tcp {
@@ -335,7 +335,7 @@ final class EnginePeerConnection: @unchecked Sendable {
     func pump() {
         guard let transport else { return }
         while let (datagram, destination) = transport.pollTransmit() {
-            datagram.withUnsafeBytes { write($0, to: destination) }
+            datagram.withUnsafeBytes { write($0, to: destination.address) }
         }
         while let event = transport.pollEvent() {
             switch event {
@@ -504,7 +504,7 @@ final class EnginePeerConnection: @unchecked Sendable {
         guard !isClosed else { return }
         if let transport {
             transport.close()
-            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination) }
+            while let (datagram, destination) = transport.pollTransmit() { write(datagram, to: destination.address) }
         }
         isClosed = true
         timer?.cancel()
