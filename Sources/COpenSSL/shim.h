@@ -119,49 +119,62 @@ static inline void vroom_xor_bytes(unsigned char *out, const unsigned char *in, 
     for (; i < len; i++) out[i] = in[i] ^ stream[i];
 }
 
+/// Counter-mode keystream for AES-128 through an ECB context keyed once:
+/// `blocks` blocks at `stream`, block `j` being E(k, IV with `counter + j`
+/// in its last `width` bytes, big-endian, mod 2^(8 * width)). The IV comes
+/// as its two 8-byte words, `high` and `low`, in memory order. SRTP's
+/// AES-CM uses width 2 (RFC 3711 section 4.1.1), GCM width 4 (NIST SP
+/// 800-38D's inc32). Both callers pass a constant width, so the inlined
+/// loop makes two 8-byte stores per block (measured faster than a 16-byte
+/// copy and byte stores). A CTR context would need a new IV per packet, and
+/// in OpenSSL 3.0 each `EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv)` asks
+/// the provider for the IV length through a parameter lookup by name
+/// (strcmp): about 80 ns per packet, more than this ECB call over the
+/// counter blocks costs. Returns 1 on success.
+#define VROOM_CTR_CHUNK 1536
+static inline int vroom_ctr_keystream(EVP_CIPHER_CTX *ecb, unsigned char *stream, size_t blocks,
+                                      uint64_t high, uint64_t low, uint32_t counter, unsigned width) {
+    const uint64_t mask = width >= 4 ? 0xFFFFFFFFu : ((uint64_t)1 << (8 * width)) - 1;
+    for (size_t b = 0; b < blocks; b++, counter++) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        // The IV's last bytes are the word's most significant ones.
+        const uint64_t word = (low & (UINT64_MAX >> (8 * width))) | __builtin_bswap64((uint64_t)counter & mask);
+#else
+        const uint64_t word = (low & ~mask) | ((uint64_t)counter & mask);
+#endif
+        memcpy(stream + 16 * b, &high, 8);
+        memcpy(stream + 16 * b + 8, &word, 8);
+    }
+    int written = 0;
+    return EVP_EncryptUpdate(ecb, stream, &written, stream, (int)(blocks * 16)) == 1 && written == (int)(blocks * 16);
+}
+
 /// AES-128 in counter mode (RFC 3711 section 4.1.1) through an ECB context
 /// keyed once (`EVP_aes_128_ecb`, padding off): block `i` of the keystream is
 /// E(k, IV + i). It runs over `len` bytes of `in` into `out`, then goes on
 /// over `len2` bytes of `in2` into `out2` (each pair may be the same buffer).
-/// A CTR context would need a new IV per packet, and in OpenSSL 3.0 each
-/// `EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv)` asks the provider for the
-/// IV length through a parameter lookup by name (strcmp): about 80 ns per
-/// packet, where one ECB call over the counter blocks costs less than that.
-/// The keystream is built on the stack, at most 1,536 bytes per ECB call,
-/// and is not cleansed: the bytes used are plaintext XOR ciphertext, which
-/// the packet buffers reveal anyway, and the rest of the last block belongs
-/// to a counter value no packet uses.
+/// The keystream is built on the stack, at most `VROOM_CTR_CHUNK` bytes per
+/// ECB call, and is not cleansed: the bytes used are plaintext XOR
+/// ciphertext, which the packet buffers reveal anyway, and the rest of the
+/// last block belongs to a counter value no packet uses.
 /// SRTP's IV ends in a 16-bit block counter: `iv[14]` and `iv[15]` must be 0,
 /// and the two runs together at most 2^16 blocks. Returns 1 on success.
 static inline int vroom_aes_ctr_xor(EVP_CIPHER_CTX *ecb, const unsigned char iv[16],
                                     const unsigned char *in, unsigned char *out, size_t len,
                                     const unsigned char *in2, unsigned char *out2, size_t len2) {
-    unsigned char stream[1536] __attribute__((aligned(16)));
+    unsigned char stream[VROOM_CTR_CHUNK] __attribute__((aligned(16)));
     const size_t total = len + len2;
     if (iv[14] != 0 || iv[15] != 0 || total > (size_t)65536 * 16) return 0;
-    // The IV as two words; a block's counter goes into the last two bytes
-    // of the second (two 8-byte stores per block, measured faster than a
-    // 16-byte copy and two byte stores).
     uint64_t high, low;
     memcpy(&high, iv, 8);
     memcpy(&low, iv + 8, 8);
-    uint64_t block = 0;
+    uint32_t block = 0;
     size_t done = 0;
     while (done < total) {
         const size_t chunk = total - done < sizeof stream ? total - done : sizeof stream;
         const size_t blocks = (chunk + 15) / 16;
-        for (size_t b = 0; b < blocks; b++, block++) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            const uint64_t counter = low | ((block & 0xFF) << 56) | ((block >> 8 & 0xFF) << 48);
-#else
-            const uint64_t counter = low | (block & 0xFFFF);
-#endif
-            memcpy(stream + 16 * b, &high, 8);
-            memcpy(stream + 16 * b + 8, &counter, 8);
-        }
-        int written = 0;
-        if (EVP_EncryptUpdate(ecb, stream, &written, stream, (int)(blocks * 16)) != 1 || written != (int)(blocks * 16))
-            return 0;
+        if (!vroom_ctr_keystream(ecb, stream, blocks, high, low, block, 2)) return 0;
+        block += (uint32_t)blocks;
         // This chunk covers [done, done + chunk): its part in the first run,
         // then its part in the second.
         size_t used = 0;
@@ -204,33 +217,24 @@ static inline void vroom_gcm_block(const unsigned char in[16], unsigned char out
 }
 
 /// GCM128's counter function: `blocks` blocks of `in` XOR E(k, ivec + j)
-/// into `out`, the counter being ivec's last 4 bytes (big-endian, mod 2^32).
-/// Counter blocks are built on the stack, 96 per ECB call (see
-/// `vroom_aes_ctr_xor` on why the keystream is not cleansed).
+/// into `out`, the counter being ivec's last 4 bytes (big-endian, mod 2^32):
+/// `vroom_ctr_keystream` at width 4, `VROOM_CTR_CHUNK` bytes per ECB call
+/// (see `vroom_aes_ctr_xor` on why the keystream is not cleansed).
 static inline void vroom_gcm_ctr32(const unsigned char *in, unsigned char *out, size_t blocks, const void *key,
                                    const unsigned char ivec[16]) {
     vroom_gcm_key *k = (vroom_gcm_key *)key;
-    unsigned char stream[1536] __attribute__((aligned(16)));
+    unsigned char stream[VROOM_CTR_CHUNK] __attribute__((aligned(16)));
     uint64_t high, low;
     memcpy(&high, ivec, 8);
     memcpy(&low, ivec + 8, 8);
     uint32_t counter = ((uint32_t)ivec[12] << 24) | ((uint32_t)ivec[13] << 16) | ((uint32_t)ivec[14] << 8) | ivec[15];
     while (blocks > 0) {
         const size_t n = blocks < sizeof stream / 16 ? blocks : sizeof stream / 16;
-        for (size_t b = 0; b < n; b++, counter++) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            const uint64_t word = (low & 0xFFFFFFFFu) | ((uint64_t)__builtin_bswap32(counter) << 32);
-#else
-            const uint64_t word = (low & 0xFFFFFFFF00000000u) | counter;
-#endif
-            memcpy(stream + 16 * b, &high, 8);
-            memcpy(stream + 16 * b + 8, &word, 8);
-        }
-        int written = 0;
-        if (EVP_EncryptUpdate(k->ecb, stream, &written, stream, (int)(n * 16)) != 1 || written != (int)(n * 16)) {
+        if (!vroom_ctr_keystream(k->ecb, stream, n, high, low, counter, 4)) {
             memset(stream, 0, n * 16);
             k->failed = 1;
         }
+        counter += (uint32_t)n;
         vroom_xor_bytes(out, in, stream, n * 16);
         in += n * 16;
         out += n * 16;
