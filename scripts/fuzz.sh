@@ -5,6 +5,8 @@
 #
 #   scripts/fuzz.sh                   every target, 30 s each
 #   scripts/fuzz.sh --seconds 300 RTPPacketFuzz
+#   scripts/fuzz.sh --jobs 2          two targets at a time (each fuzzer is
+#                                     one thread; each still runs its 30 s)
 #
 # A target is Fuzz/<Name>.swift with a first line "// fuzz-module: <Module>";
 # it is compiled together with Sources/<Module>/*.swift into one module, so
@@ -19,11 +21,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=30
+jobs=1
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -85,22 +89,26 @@ SWIFT
     -o "$out/bin/$module"
 done
 
-failed=()
-for name in "${targets[@]}"; do
-  binary="$out/bin/$(module_of "$name")"
+# Runs one target (its regressions first); prints its report, writes what
+# failed, if anything, to $out/<Name>.failed, and $out/<Name>.done at the
+# end (a run that stopped before it counts as failed).
+run_target() {
+  local name="$1"
+  local binary="$out/bin/$(module_of "$name")"
   export VROOM_FUZZ_TARGET="$name"
   if [ -d "Fuzz/Regressions/$name" ] && [ -n "$(ls -A "Fuzz/Regressions/$name")" ]; then
     echo "fuzz: replaying $(ls "Fuzz/Regressions/$name" | wc -l) regression input(s) for $name"
     if ! "$binary" "Fuzz/Regressions/$name"/* >"$out/$name.regressions.log" 2>&1; then
       tail -n 40 "$out/$name.regressions.log"
-      failed+=("$name (regression)")
-      continue
+      echo "$name (regression)" >"$out/$name.failed"
+      touch "$out/$name.done"
+      return
     fi
   fi
 
-  corpus="$out/corpus/$name"
+  local corpus="$out/corpus/$name"
   mkdir -p "$corpus"
-  seeds=()
+  local seeds=()
   [ -d "Fuzz/Corpus/$name" ] && seeds=("Fuzz/Corpus/$name")
   echo "fuzz: running $name for ${seconds}s"
   if "$binary" -max_total_time="$seconds" -max_len=8192 -timeout=10 -print_final_stats=1 \
@@ -110,7 +118,31 @@ for name in "${targets[@]}"; do
     tail -n 60 "$out/$name.log"
     echo "fuzz: $name FAILED. Keep the input as a regression fixture:"
     echo "      mkdir -p Fuzz/Regressions/$name && cp fuzz-artifacts/$name-* Fuzz/Regressions/$name/"
-    failed+=("$name")
+    echo "$name" >"$out/$name.failed"
+  fi
+  touch "$out/$name.done"
+}
+
+# At most $jobs targets at a time; each one's report is printed whole, in
+# the targets' order.
+running=0
+for name in "${targets[@]}"; do
+  rm -f "$out/$name.failed" "$out/$name.done"
+  run_target "$name" >"$out/$name.report" 2>&1 &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+failed=()
+for name in "${targets[@]}"; do
+  cat "$out/$name.report"
+  if [ -f "$out/$name.failed" ]; then
+    failed+=("$(cat "$out/$name.failed")")
+  elif [ ! -f "$out/$name.done" ]; then
+    failed+=("$name (stopped before its end)")
   fi
 done
 

@@ -5,7 +5,10 @@
 #                 (when installed) (for stage 3)
 #   3. unit       swift test: unit, property, robustness and process tests (the
 #                 client SDK against a real server, a vroom-loadtest smoke run)
-#   4. interop    real WebRTC clients through a real vroom-server on loopback:
+#   4. fuzz       every libFuzzer target for $VROOM_FUZZ_SECONDS (default 30) s,
+#                 two at a time at nice 19 beside the client SDK's suites of
+#                 stage 3 (they leave more than one of the two cores idle)
+#   5. interop    real WebRTC clients through a real vroom-server on loopback:
 #                 aiortc (2 and 3 participants, disable/enable, unpublish, 5% loss
 #                 and jitter through vroom-impair) and headless Chromium on the
 #                 demo page (also over ICE-TCP with UDP dropped by nftables:
@@ -15,11 +18,10 @@
 #                 speaker; kill -9 of a cluster node (two nodes on a private
 #                 PostgreSQL): its aiortc participants resume at the other one
 #                 (scripts/interop/run.sh)
-#   5. rest       the admin REST API against openapi.yaml (schemathesis), Twilio's
+#   6. rest       the admin REST API against openapi.yaml (schemathesis), Twilio's
 #                 Python helper library and Twilio's own schema, on a live server
-#   6. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config,
+#   7. deploy     static checks of deploy/ (Dockerfile, systemd unit, sample config,
 #                 Prometheus scrape config, Grafana dashboard against a live /metrics)
-#   7. fuzz       every libFuzzer target for $VROOM_FUZZ_SECONDS (default 30) s
 #   8. bench      release benchmarks; packet-path malloc budgets (0 per packet)
 #   9. bwe        downlink estimation and allocation (issue 13): Chromium subscribers
 #                 on htb-shaped links (scripts/interop/run.sh bwe: bwe-3, bwe-cut,
@@ -66,9 +68,20 @@ done_stage capture
 stage unit "swift test (the client SDK's real-time suites after the rest)"
 # Two runs: everything but VroomClientTests in parallel, then the SDK's
 # suites, whose real VP8/Opus at 30-50 frames a second would starve the
-# timing-sensitive server tests if they ran beside them on 2 cores.
+# timing-sensitive server tests if they ran beside them on 2 cores. The
+# SDK's suites run one at a time and used 0.45 of the 2 cores (session 41,
+# /usr/bin/time): the fuzzers (stage 4) take the rest, at nice 19, so that
+# the suites keep the cores whenever they want them.
 tests=0
+fuzz_log=$(mktemp)
+fuzz_pid=
+# Its own process group (setsid), so that a failed stage 3 stops it whole.
+trap 'rm -f "$log" "$fuzz_log"; [ -z "$fuzz_pid" ] || kill -- -"$fuzz_pid" 2>/dev/null || true' EXIT
 for run in "--skip VroomClientTests" "--filter VroomClientTests"; do
+  if [ "$run" = "--filter VroomClientTests" ]; then
+    setsid nice -n 19 scripts/fuzz.sh --seconds "$fuzz_seconds" --jobs 2 >"$fuzz_log" 2>&1 &
+    fuzz_pid=$!
+  fi
   unit_log=$(mktemp)
   unit_status=0
   # shellcheck disable=SC2086
@@ -81,6 +94,14 @@ for run in "--skip VroomClientTests" "--filter VroomClientTests"; do
   tests=$((tests + count))
 done
 done_stage unit
+
+stage fuzz "scripts/fuzz.sh --seconds $fuzz_seconds --jobs 2 (beside stage 3's SDK suites)"
+fuzz_status=0
+wait "$fuzz_pid" || fuzz_status=$?
+fuzz_pid=
+cat "$fuzz_log"
+[ "$fuzz_status" -eq 0 ] || fail fuzz
+done_stage fuzz
 
 stage interop "scripts/interop/run.sh"
 interop_log=$(mktemp)
@@ -99,10 +120,6 @@ done_stage rest
 stage deploy "scripts/check-deploy.sh"
 scripts/check-deploy.sh || fail deploy
 done_stage deploy
-
-stage fuzz "scripts/fuzz.sh --seconds $fuzz_seconds"
-scripts/fuzz.sh --seconds "$fuzz_seconds" || fail fuzz
-done_stage fuzz
 
 stage bench "scripts/bench.sh"
 scripts/bench.sh || fail bench
