@@ -49,6 +49,9 @@ int vroom_tcp_connect(uint8_t family, uint16_t port, const uint8_t *address, int
     if (receive_buffer > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
     struct sockaddr_storage ss;
     if (local_port > 0) {
+        // A TIME_WAIT connection on the port does not refuse the bind.
+        int reuse = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof(reuse));
         static const uint8_t any[16] = {0};
         socklen_t local_length = vroom_sockaddr_make(family, local_port, any, &ss);
         if (bind(fd, (struct sockaddr *)&ss, local_length) != 0) {

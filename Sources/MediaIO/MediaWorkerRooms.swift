@@ -77,6 +77,9 @@ package final class MediaWorkerRooms: MediaWorkerHandler {
 
     func attach(tcp: TCPStreamTable) {
         self.tcp = tcp
+        // Unowned: the worker's thread holds this handler for as long as
+        // its stream table lives (it closes every stream before it ends).
+        tcp.onClose = { [unowned self] tag in table.byStream[tag] = nil }
     }
 
     func jobsRan() {

@@ -34,6 +34,8 @@ final class TCPStreamTable {
     private var nextTag: UInt64
     private var nextSweep: MediaTime
     private(set) var counters = TCPCounters()
+    /// Told the tag of each stream that closes (the worker forgets its path).
+    var onClose: ((UInt64) -> Void)?
     /// Frames of closed streams still count after they go.
     private var retiredDrops: UInt64 = 0
     private var retiredFrames: UInt64 = 0
@@ -280,6 +282,7 @@ final class TCPStreamTable {
         streams[stream.tag] = nil
         if byAddress[stream.peer] === stream { byAddress[stream.peer] = nil }
         if !stream.authenticated { unauthenticated.removeAll { $0 === stream } }
+        onClose?(stream.tag)
     }
 
     /// Closes every stream and the listening socket (the worker stops).

@@ -412,6 +412,14 @@ public final class TestPeer {
 
     // MARK: Sending
 
+    /// Closes the ICE-TCP connection: this peer leaves its TCP path.
+    public func closeStream() {
+        guard stream >= 0 else { return }
+        _ = Glibc.close(stream)
+        stream = -1
+        streamClosed = true
+    }
+
     /// Sends raw bytes from this peer's socket.
     public func send(_ bytes: [UInt8], to destination: STUNAddress) {
         if stream >= 0 {

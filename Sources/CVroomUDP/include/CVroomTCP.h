@@ -21,8 +21,9 @@ int vroom_tcp_accept(int listen_fd, uint8_t *family, uint16_t *port, uint8_t *ad
 /// TCP_NODELAY: the client side, for tests. `receive_buffer` > 0 sets
 /// SO_RCVBUF before connecting (a small window, for slow-reader tests);
 /// `local_port` > 0 binds the same address family's wildcard address to
-/// that port first (a TCP connection from the port of a UDP socket, as two
-/// clients behind one NAT may look). Returns the descriptor or -errno.
+/// that port first, with SO_REUSEADDR (a TCP connection from the port of a
+/// UDP socket, as two clients behind one NAT may look; -EADDRINUSE when a
+/// TCP socket holds the port). Returns the descriptor or -errno.
 int vroom_tcp_connect(uint8_t family, uint16_t port, const uint8_t *address, int receive_buffer, uint16_t local_port);
 
 /// Reads what is waiting, without blocking. Returns the byte count, 0 at
