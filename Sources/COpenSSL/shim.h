@@ -134,7 +134,7 @@ static inline void vroom_xor_bytes(unsigned char *out, const unsigned char *in, 
 #define VROOM_CTR_CHUNK 1536
 static inline int vroom_ctr_keystream(EVP_CIPHER_CTX *ecb, unsigned char *stream, size_t blocks,
                                       uint64_t high, uint64_t low, uint32_t counter, unsigned width) {
-    const uint64_t mask = width >= 4 ? 0xFFFFFFFFu : ((uint64_t)1 << (8 * width)) - 1;
+    const uint64_t mask = ((uint64_t)1 << (8 * width)) - 1;
     for (size_t b = 0; b < blocks; b++, counter++) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         // The IV's last bytes are the word's most significant ones.
