@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import Persistence
+import Rooms
 import Synchronization
 
 /// The cluster's outbox (PROTOCOL.md section 8): status callbacks and
@@ -21,6 +22,8 @@ import Synchronization
 ///   failed, logged) once it is `giveUpAge` old. A lease lasts one request
 ///   timeout plus ``Options/leaseMargin``: a dead node's rows are taken
 ///   over when it expires.
+/// - ``record(_:statusCallbacks:in:completion:)`` writes status callbacks
+///   in the history's transaction instead, with the records they report.
 /// - The loop wakes when a row was written here or an attempt ended, and
 ///   at least every ``Options/pollInterval`` (rows written by other nodes,
 ///   retries falling due).
@@ -51,6 +54,8 @@ public actor DatabaseWebhookOutbox: CallbackOutbox {
     private let wakeups: AsyncStream<Void>.Continuation
     /// Refused because the store's write queue was full or shut down.
     private let refused = Atomic<Int>(0)
+    /// Status callbacks handed to the history's write queue and not yet written.
+    private let withRecords = Atomic<Int>(0)
     /// Set by shutdown: later callbacks are refused (counted failed).
     private let closed = Atomic<Bool>(false)
     /// The loop and the task forwarding wakeups, started by `init`. A Mutex
@@ -93,12 +98,62 @@ public actor DatabaseWebhookOutbox: CallbackOutbox {
     // MARK: - Enqueueing (never waits)
 
     public nonisolated func enqueue(_ event: WebhookEvent, to url: String, method: WebhookOutbox.Method = .post) {
+        hand(entry(event, to: url, method: method))
+    }
+
+    /// The row of a status callback, signed once its `SequenceNumber` is known.
+    private nonisolated func entry(_ event: WebhookEvent, to url: String, method: WebhookOutbox.Method) -> PostgresWebhookStore.OutboxEntry {
         let secret = configuration.apiSecret
-        hand(PostgresWebhookStore.OutboxEntry(
+        return PostgresWebhookStore.OutboxEntry(
             roomSID: event.roomSid, queueURL: url, numbered: true, endsNumbering: event.kind == .roomEnded
         ) { number in
             WebhookSender.signed(event, sequenceNumber: number ?? 0, url: url, method: method, secret: secret)
-        })
+        }
+    }
+
+    /// A status callback to write with the records it reports.
+    public struct StatusCallbackWrite: Sendable {
+        public var event: WebhookEvent
+        public var url: String
+        public var method: WebhookOutbox.Method
+
+        public init(_ event: WebhookEvent, to url: String, method: WebhookOutbox.Method = .post) {
+            self.event = event
+            self.url = url
+            self.method = method
+        }
+    }
+
+    /// Writes the history records among `events` and these status
+    /// callbacks in one transaction of `history`'s write queue (which must
+    /// be on this outbox's database): a node that dies leaves both or
+    /// neither. Never waits. When the queue is full nothing is written and
+    /// the callbacks count as refused; after ``shutdown(gracePeriod:)`` the
+    /// records are written and the callbacks refused.
+    @discardableResult
+    public nonisolated func record(
+        _ events: [RoomEvent], statusCallbacks: [StatusCallbackWrite], in history: PostgresHistoryStore,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) -> Bool {
+        var entries = statusCallbacks.map { entry($0.event, to: $0.url, method: $0.method) }
+        if !entries.isEmpty, closed.load(ordering: .acquiring) {
+            refused.add(entries.count, ordering: .relaxed)
+            logger.warning("webhook outbox shut down: \(entries.count) callback(s) dropped")
+            entries = []
+        }
+        let count = entries.count
+        withRecords.add(count, ordering: .relaxed)
+        let accepted = history.record(events, callbacks: entries, for: store) { [self] error in
+            withRecords.subtract(count, ordering: .relaxed)
+            if error != nil { refused.add(count, ordering: .relaxed) }
+            if count > 0 { wakeups.yield() }
+            completion(error)
+        }
+        if !accepted {
+            withRecords.subtract(count, ordering: .relaxed)
+            refused.add(count, ordering: .relaxed)
+        }
+        return accepted
     }
 
     public nonisolated func enqueue(_ message: MessageCallback, to url: String) {
@@ -117,9 +172,10 @@ public actor DatabaseWebhookOutbox: CallbackOutbox {
 
     // MARK: - Counters
 
-    /// Callbacks this node queued that are not written yet, plus its rows
-    /// still in the table (as the loop last counted them, at most 1 s ago).
-    public var pendingCount: Int { store.unwritten + storedPending }
+    /// Callbacks this node queued that are not written yet (here or with
+    /// their records), plus its rows still in the table (as the loop last
+    /// counted them, at most 1 s ago).
+    public var pendingCount: Int { store.unwritten + withRecords.load(ordering: .relaxed) + storedPending }
 
     /// Callbacks this node gave up or refused.
     public var failedCount: Int { failed + refused.load(ordering: .relaxed) }

@@ -175,9 +175,21 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// Whether a failed statement may work when tried again: the connection
-    /// failed, not the statement.
+    /// failed, not the statement, or the server asked for a retry (a
+    /// serialization failure or deadlock, SQLSTATE class 40; resources, 53;
+    /// a server shutting down, 57P01-57P03; a connection error, 08). A
+    /// transaction's error is judged by the step that failed: its body,
+    /// else its commit, else its `BEGIN` (a failed rollback changes
+    /// nothing, the server rolls back a broken connection's transaction).
     public static func isTransient(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError {
+            guard let failed = transaction.closureError ?? transaction.commitError ?? transaction.beginError else { return true }
+            return isTransient(failed)
+        }
         guard let error = error as? PSQLError else { return true }
-        return error.code != .server
+        guard error.code == .server else { return true }
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state.hasPrefix("40") || state.hasPrefix("53") || state.hasPrefix("08")
+            || ["57P01", "57P02", "57P03"].contains(state)
     }
 }

@@ -13,11 +13,13 @@ import Synchronization
 /// again while the database is away, so the store catches up after an
 /// outage instead of losing records. Reads wait for the writes enqueued
 /// before them while those make progress, for at most ``catchUpLimit``.
+/// A batch may carry the status callbacks that report its records
+/// (``record(_:callbacks:for:completion:)``): both commit together.
 ///
 /// `Sendable`: it holds the `Sendable` database and write queue.
 public final class PostgresHistoryStore: HistoryStore {
     public let database: PostgresDatabase
-    private let queue: OrderedWriteQueue<[RoomEvent]>
+    private let queue: OrderedWriteQueue<Batch>
     private let completions: CompletionTable
 
     /// As ``SQLiteHistoryStore/maxPendingBatches``: minutes of a busy node's
@@ -37,7 +39,10 @@ public final class PostgresHistoryStore: HistoryStore {
             maxPending: Self.maxPendingBatches,
             write: { batch in
                 try await database.client.withTransaction(logger: database.logger) { connection in
-                    for event in batch { try await Self.apply(event, connection, database.logger) }
+                    for event in batch.events { try await Self.apply(event, connection, database.logger) }
+                    for entry in batch.callbacks {
+                        try await PostgresWebhookStore.write(entry, nodeID: batch.nodeID, on: connection, logger: database.logger)
+                    }
                 }
             },
             isTransient: PostgresDatabase.isTransient,
@@ -49,15 +54,50 @@ public final class PostgresHistoryStore: HistoryStore {
 
     // MARK: - Room events
 
+    /// One call's writes: the history records among its events, and the
+    /// status callbacks that report them, for the outbox of node `nodeID`.
+    private struct Batch: Sendable {
+        var events: [RoomEvent]
+        var callbacks: [PostgresWebhookStore.OutboxEntry] = []
+        var nodeID = ""
+    }
+
     @discardableResult
     public func record(_ events: [RoomEvent], completion: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
-        let writes = events.filter { $0.isHistory || $0.isSession }
-        guard !writes.isEmpty else { return true }
-        return completions.enqueue(completion) { queue.enqueue(writes) }
+        enqueue(Batch(events: events), completion: completion)
+    }
+
+    /// Enqueues the history records among `events` and `callbacks`, rows of
+    /// `outbox`, as one batch: one transaction writes both. A node that
+    /// dies leaves a track's record and its `track-added` both written or
+    /// neither, so the node that ends its room never reports the end of a
+    /// track whose start no receiver was told about. Returns false, writing
+    /// nothing, when too many batches already wait.
+    @discardableResult
+    public func record(
+        _ events: [RoomEvent], callbacks: [PostgresWebhookStore.OutboxEntry], for outbox: PostgresWebhookStore,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) -> Bool {
+        enqueue(Batch(events: events, callbacks: callbacks, nodeID: outbox.nodeID), completion: completion)
+    }
+
+    private func enqueue(_ batch: Batch, completion: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
+        var batch = batch
+        batch.events.removeAll { !$0.isHistory && !$0.isSession }
+        guard !batch.events.isEmpty || !batch.callbacks.isEmpty else {
+            completion(nil)
+            return true
+        }
+        return completions.enqueue(completion) { queue.enqueue(batch) }
     }
 
     public func caughtUp() async throws {
         await queue.caughtUp(within: Self.catchUpLimit)
+    }
+
+    /// Waits until every batch enqueued so far is written, or `limit` passed.
+    public func caughtUp(within limit: Duration) async {
+        await queue.caughtUp(within: limit)
     }
 
     /// Waits for every enqueued batch, then stops the pool.

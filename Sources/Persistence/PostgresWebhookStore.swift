@@ -109,25 +109,33 @@ public final class PostgresWebhookStore: Sendable {
     /// again after its commit's answer was lost.
     static let keyLifetimeSeconds = 86_400
 
-    /// Writes one entry, in one transaction, unless its key says it was
-    /// written already (a retry after an ambiguous commit). Each write
-    /// also forgets keys older than ``keyLifetimeSeconds``, a few at a time.
+    /// Writes one entry, in one transaction of its own (see
+    /// ``write(_:nodeID:on:logger:)``).
     static func write(_ entry: OutboxEntry, nodeID: String, database: PostgresDatabase, logger: Logger) async throws {
         try await database.client.withTransaction(logger: logger) { connection in
-            let fresh = try await connection.query(
-                "INSERT INTO webhook_written (entry_key) VALUES (\(entry.key)) ON CONFLICT DO NOTHING RETURNING 1",
-                logger: logger
-            ).collect()
-            guard !fresh.isEmpty else { return }
-            try await insert(entry, nodeID: nodeID, connection, logger)
-            try await connection.query(
-                """
-                DELETE FROM webhook_written WHERE entry_key IN (
-                    SELECT entry_key FROM webhook_written
-                    WHERE written_at < now() - make_interval(secs => \(keyLifetimeSeconds))
-                    ORDER BY written_at LIMIT 10 FOR UPDATE SKIP LOCKED)
-                """, logger: logger)
+            try await write(entry, nodeID: nodeID, on: connection, logger: logger)
         }
+    }
+
+    /// Writes one entry inside the caller's transaction, unless its key
+    /// says it was written already (a retry after an ambiguous commit).
+    /// Each write also forgets keys older than ``keyLifetimeSeconds``, a few
+    /// at a time. ``PostgresHistoryStore`` calls it too, so that a status
+    /// callback commits with the records it reports.
+    static func write(_ entry: OutboxEntry, nodeID: String, on connection: PostgresConnection, logger: Logger) async throws {
+        let fresh = try await connection.query(
+            "INSERT INTO webhook_written (entry_key) VALUES (\(entry.key)) ON CONFLICT DO NOTHING RETURNING 1",
+            logger: logger
+        ).collect()
+        guard !fresh.isEmpty else { return }
+        try await insert(entry, nodeID: nodeID, connection, logger)
+        try await connection.query(
+            """
+            DELETE FROM webhook_written WHERE entry_key IN (
+                SELECT entry_key FROM webhook_written
+                WHERE written_at < now() - make_interval(secs => \(keyLifetimeSeconds))
+                ORDER BY written_at LIMIT 10 FOR UPDATE SKIP LOCKED)
+            """, logger: logger)
     }
 
     private static func insert(_ entry: OutboxEntry, nodeID: String, _ connection: PostgresConnection, _ logger: Logger) async throws {

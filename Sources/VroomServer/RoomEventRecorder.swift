@@ -13,12 +13,23 @@ import Rooms
 /// the status callbacks. Records are handed to the store at once, in
 /// order (it queues them itself), so a REST read that follows a room
 /// operation finds its records: the room service keeps only what is live.
+/// In a cluster a batch's status callbacks are written in the same
+/// transaction as its records, so a node that dies leaves both or neither.
 final class RoomEventRecorder: Sendable {
+    /// Where a batch's status callbacks are written.
+    private enum CallbackWrites: Sendable {
+        /// Apart from the records: one node alone (SQLite, the outbox in memory).
+        case apart
+        /// With the records, in one transaction: a cluster (both in PostgreSQL).
+        case withRecords(PostgresHistoryStore, DatabaseWebhookOutbox)
+    }
+
     private let continuation: AsyncStream<[RoomEvent]>.Continuation
     private let events: AsyncStream<[RoomEvent]>
     let history: any HistoryStore
     let webhooks: any CallbackOutbox
     let messageSubscriptions: any MessageSubscriptionList
+    private let callbackWrites: CallbackWrites
     private let logger: Logger
 
     init(history: any HistoryStore, webhooks: any CallbackOutbox, messageSubscriptions: any MessageSubscriptionList, logger: Logger) {
@@ -28,22 +39,39 @@ final class RoomEventRecorder: Sendable {
         self.history = history
         self.webhooks = webhooks
         self.messageSubscriptions = messageSubscriptions
+        callbackWrites =
+            if let postgres = history as? PostgresHistoryStore, let outbox = webhooks as? DatabaseWebhookOutbox {
+                .withRecords(postgres, outbox)
+            } else {
+                .apart
+            }
         self.logger = logger
     }
 
     /// The `RoomHost`'s event sink.
     func enqueue(_ batch: [RoomEvent]) {
         let logger = logger
-        let accepted = history.record(batch) { error in
+        let written: @Sendable ((any Error)?) -> Void = { error in
             if let error { logger.error("recording room history failed: \(error)") }
         }
-        if !accepted {
-            logger.error("history queue full: records of \(batch.count) events not written")
+        // Status callbacks never wait, so a slow subscription read below
+        // never holds them up.
+        let callbacks = batch.compactMap { event in
+            if case .statusCallback(let callback) = event { callback } else { nil }
         }
-        // Status callbacks go to the outbox at once (it never waits), so
-        // a slow subscription read below never holds them up.
-        for case .statusCallback(let callback) in batch {
-            webhooks.enqueue(callback.webhookEvent, to: callback.url, method: callback.method == .get ? .get : .post)
+        switch callbackWrites {
+        case .withRecords(let postgres, let outbox):
+            let writes = callbacks.map { DatabaseWebhookOutbox.StatusCallbackWrite($0.webhookEvent, to: $0.url, method: $0.outboxMethod) }
+            if !outbox.record(batch, statusCallbacks: writes, in: postgres, completion: written) {
+                logger.error("history queue full: records of \(batch.count) events and \(callbacks.count) callback(s) not written")
+            }
+        case .apart:
+            if !history.record(batch, completion: written) {
+                logger.error("history queue full: records of \(batch.count) events not written")
+            }
+            for callback in callbacks {
+                webhooks.enqueue(callback.webhookEvent, to: callback.url, method: callback.outboxMethod)
+            }
         }
         let rest = batch.filter(\.needsSubscriptions)
         guard !rest.isEmpty else { return }
@@ -63,6 +91,15 @@ final class RoomEventRecorder: Sendable {
 
     func finish() {
         continuation.finish()
+    }
+
+    /// Waits until the status callbacks queued so far are in the database
+    /// (or `limit` passed): a drained node's last callbacks of a room go in
+    /// before the room's new owner numbers on after them.
+    func callbacksWritten(within limit: Duration) async {
+        guard case .withRecords(let postgres, let outbox) = callbackWrites else { return }
+        await postgres.caughtUp(within: limit)
+        await outbox.written(within: limit)
     }
 
     private func deliver(_ event: RoomEvent) async {
@@ -101,6 +138,8 @@ extension RoomEvent {
 }
 
 extension StatusCallback {
+    var outboxMethod: WebhookOutbox.Method { method == .get ? .get : .post }
+
     /// The outbox's form of it (AdminAPI's, with Twilio's parameter names).
     var webhookEvent: WebhookEvent {
         WebhookEvent(

@@ -238,7 +238,7 @@ struct Serve: AsyncParsableCommand {
                         continue
                     }
                     let (moved, destination) = await node.moveRoom(room.sid) {
-                        await (webhooks as? DatabaseWebhookOutbox)?.written(within: .seconds(2))
+                        await recorder.callbacksWritten(within: .seconds(2))
                         return await cluster.move(uniqueName: room.uniqueName)
                     }
                     total += moved
@@ -334,6 +334,9 @@ struct Serve: AsyncParsableCommand {
         let totals = await plane.statistics()
         logger.info("media totals: \(totals)")
         await plane.stop()
+        // Status callbacks written with their records reach the outbox's
+        // table first, so this node still delivers them in its grace period.
+        await recorder.callbacksWritten(within: .seconds(5))
         await webhooks.shutdown(gracePeriod: .seconds(5))
         if let postgres = history as? PostgresHistoryStore { await postgres.close() }
         logger.info("stopped")

@@ -1,7 +1,7 @@
 @testable import AdminAPI
 import Foundation
 import Logging
-import Persistence
+@testable import Persistence
 import Rooms
 import Testing
 import VroomTesting
@@ -201,6 +201,54 @@ private func expectInOrder(_ received: [RequestRecorder.Received], count: Int, u
         #expect(await eventually { await node.pendingCount == 0 }, "given-up rows leave the table")
         #expect(await node.deliveredCount == 0)
         await node.shutdown(gracePeriod: .seconds(1))
+    }
+
+    /// A cluster node writes a batch's status callbacks in the transaction
+    /// of the records they report: both land, or neither (here the
+    /// database refuses the callback row), never one without the other. A
+    /// node killed between two separate writes left a track's record
+    /// without its `track-added`, and the node that ended the room then
+    /// reported a `track-removed` nobody had been told the start of.
+    @Test func statusCallbacksCommitWithTheRecordsTheyReport() async throws {
+        let database = try await newDatabase()
+        let history = PostgresHistoryStore(database: database)
+        let recorder = RequestRecorder()
+        let receiver = try await WebhookReceiver.start(recorder: recorder)
+        let node = outbox(database, node: "NOa")
+        try await database.client.query(
+            """
+            CREATE FUNCTION refuse_callback() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.room_sid = 'RMrefused' THEN RAISE EXCEPTION 'callback refused by the test'; END IF;
+                RETURN NEW;
+            END $$
+            """)
+        try await database.client.query(
+            "CREATE TRIGGER refuse_callback BEFORE INSERT ON webhook_outbox FOR EACH ROW EXECUTE FUNCTION refuse_callback()")
+        let start = Date(timeIntervalSince1970: 1_795_257_000)
+        var outcomes: [String: (any Error)?] = [:]
+        for sid in ["RMkept", "RMrefused"] {
+            let room = RoomRecord(sid: RoomSID(unchecked: sid), uniqueName: "name-\(sid)", dateCreated: start)
+            let callback = DatabaseWebhookOutbox.StatusCallbackWrite(.room(.roomCreated, room, at: start), to: receiver.url(sid))
+            outcomes[sid] = await withCheckedContinuation { written in
+                #expect(node.record([.roomRecord(room)], statusCallbacks: [callback], in: history) { written.resume(returning: $0) })
+            }
+        }
+        #expect(outcomes["RMkept"].map { $0 == nil } == true)
+        #expect(try await history.room(sid: "RMkept") != nil)
+        #expect(await eventually { await recorder.accepted("RMkept").count == 1 })
+        let kept = await recorder.accepted("RMkept")
+        #expect(kept.map { $0.parameter("SequenceNumber") } == ["0"])
+        #expect(kept.allSatisfy { WebhookSignature.isValid($0.signature ?? "", url: receiver.url("RMkept"), parameters: $0.parameters, secret: secret) })
+
+        #expect(outcomes["RMrefused"].map { $0 != nil } == true)
+        #expect(try await history.room(sid: "RMrefused") == nil, "the record went with its callback")
+        let counters = try await database.client.query("SELECT count(*)::BIGINT FROM webhook_sequence WHERE room_sid = 'RMrefused'").collect()
+        #expect(try counters.first?.decode(Int.self) == 0, "its SequenceNumber was not taken")
+        #expect(await node.failedCount == 1)
+        #expect(await eventually { await node.pendingCount == 0 })
+        await node.shutdown(gracePeriod: .seconds(2))
+        await receiver.stop()
     }
 
     @Test func messageSubscriptionsAreSharedByEveryNodeAndLimited() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Persistence
 import PostgresNIO
+import Rooms
 import Testing
 
 /// A numbered entry whose request carries its `SequenceNumber` in the body.
@@ -78,6 +79,40 @@ private actor Holdings {
         try await PostgresWebhookStore.write(entry("RMs"), nodeID: "NOa", database: database, logger: database.logger)
         let keys = try await database.client.query("SELECT count(*)::BIGINT FROM webhook_written").collect()
         #expect(try keys.first?.decode(Int.self) == 1)
+    }
+
+    /// A history batch with its status callbacks (one transaction) that the
+    /// server fails once with a serialization failure (SQLSTATE 40001: try
+    /// again) lands whole on the next attempt: the record, one callback row,
+    /// and the `SequenceNumber` the failed attempt took given back. A
+    /// server error inside a transaction used to read as not transient
+    /// only when bare, so the queue retried even a refusal forever; it is
+    /// judged by its SQLSTATE now.
+    @Test func aJointBatchTheServerAsksToRetryLandsWholeOnce() async throws {
+        let database = try await StoreKind.newDatabase()
+        let history = PostgresHistoryStore(database: database)
+        let store = PostgresWebhookStore(database: database, nodeID: "NOa")
+        try await database.client.query("CREATE SEQUENCE attempts")
+        try await database.client.query(
+            """
+            CREATE FUNCTION fail_first() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF nextval('attempts') = 1 THEN RAISE EXCEPTION 'try again' USING ERRCODE = 'serialization_failure'; END IF;
+                RETURN NEW;
+            END $$
+            """)
+        try await database.client.query(
+            "CREATE TRIGGER fail_first BEFORE INSERT ON webhook_outbox FOR EACH ROW EXECUTE FUNCTION fail_first()")
+        let room = RoomRecord(sid: RoomSID(unchecked: "RMr"), uniqueName: "retried", dateCreated: Date(timeIntervalSince1970: 1_795_257_000))
+        let error: (any Error)? = await withCheckedContinuation { written in
+            #expect(history.record([.roomRecord(room)], callbacks: [entry("RMr")], for: store) { written.resume(returning: $0) })
+        }
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(try await history.room(sid: "RMr") != nil)
+        let rows = try await store.lease(limit: 10, length: .seconds(30))
+        #expect(rows.map(\.sequenceNumber) == [0])
+        let attempts = try await database.client.query("SELECT last_value FROM attempts").collect()
+        #expect(try attempts.first?.decode(Int.self) == 2, "written on the second attempt")
     }
 
     @Test func nodesLeasingTogetherNeverHoldTwoRowsOfAQueue() async throws {
