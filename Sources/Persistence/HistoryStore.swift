@@ -21,8 +21,9 @@ public protocol HistoryStore: Sendable {
     /// Enqueues the history records among `events` (`roomRecord`,
     /// `participantRecord`, `publishedTrackRecord`, `publishedTrackRemoved`;
     /// the rest is not history) and returns at once. They are written in
-    /// order, one transaction per call; `completion` gets nil once written,
-    /// or the error that made the store give the batch up. Returns false,
+    /// order, one transaction per call; `completion` gets nil once written
+    /// (at once when there is no record among them), or the error that made
+    /// the store give the batch up. Returns false,
     /// writing nothing, when too many batches already wait.
     @discardableResult
     func record(_ events: [RoomEvent], completion: @escaping @Sendable ((any Error)?) -> Void) -> Bool

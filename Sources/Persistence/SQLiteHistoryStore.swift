@@ -72,7 +72,10 @@ public final class SQLiteHistoryStore: HistoryStore {
     @discardableResult
     public func record(_ events: [RoomEvent], completion: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
         let writes = events.filter(\.isHistory)
-        guard !writes.isEmpty else { return true }
+        guard !writes.isEmpty else {
+            completion(nil)
+            return true
+        }
         guard pendingBatches.add(1, ordering: .relaxed).newValue <= Self.maxPendingBatches else {
             pendingBatches.subtract(1, ordering: .relaxed)
             return false

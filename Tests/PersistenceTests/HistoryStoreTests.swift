@@ -48,6 +48,20 @@ private func temporaryDirectory() throws -> URL {
         #expect(try await store.room(sid: "RMmissing") == nil)
     }
 
+    /// The contract: `completion` gets nil once a batch is written, and a
+    /// batch with no history record in it (a notice, a media event) is
+    /// written at once. Callers that count batches until written (the
+    /// cluster's outbox counts callbacks that way) rely on it.
+    @Test(.timeLimit(.minutes(1)), arguments: StoreKind.allCases) func aBatchWithoutRecordsCompletesAtOnce(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let event = RoomEvent.trackForwarding(
+            room: RoomSID(unchecked: "RMx"), publisher: ParticipantSID(unchecked: "PAx"), track: TrackSID(unchecked: "MTx"), forwarded: true)
+        let error: (any Error)? = await withCheckedContinuation { written in
+            #expect(store.record([event]) { written.resume(returning: $0) })
+        }
+        #expect(error == nil)
+    }
+
     @Test(arguments: StoreKind.allCases) func saveIsAnUpsert(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         let started = room(1, status: .inProgress)
