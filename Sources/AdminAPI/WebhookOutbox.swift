@@ -23,7 +23,8 @@ import Synchronization
 /// - Memory is bounded: a queue holds at most `maxQueuedPerRoom` events and
 ///   the hand-off stream `maxInbox`; what does not fit is counted as failed.
 ///
-/// `SequenceNumber` counts from 0 per room in enqueue order. A room's
+/// `SequenceNumber` counts from 0 per room in enqueue order (on from where
+/// it was before a restart, for the rooms given to `init`). A room's
 /// counter is dropped when its `room-ended` is enqueued, so `room-ended`
 /// must be the room's last status callback.
 public actor WebhookOutbox: CallbackOutbox {
@@ -128,8 +129,14 @@ public actor WebhookOutbox: CallbackOutbox {
     ///   - httpClient: a client to share; without one the outbox makes its
     ///     own (no redirects followed, timeouts from `configuration`) and
     ///     shuts it down in ``shutdown(gracePeriod:)``.
-    public init(configuration: Configuration, httpClient: HTTPClient? = nil, logger: Logger = Logger(label: "vroom.webhooks")) {
+    ///   - sequenceNumbers: each room's next `SequenceNumber` (by room SID)
+    ///     for rooms whose callbacks began before a restart.
+    public init(
+        configuration: Configuration, httpClient: HTTPClient? = nil, sequenceNumbers: [String: Int] = [:],
+        logger: Logger = Logger(label: "vroom.webhooks")
+    ) {
         self.configuration = configuration
+        self.sequenceNumbers = sequenceNumbers
         self.logger = logger
         sender = WebhookSender(configuration: configuration, httpClient: httpClient)
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: Delivery.self, bufferingPolicy: .unbounded)

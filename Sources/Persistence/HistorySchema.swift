@@ -71,6 +71,18 @@ enum HistorySchema {
                 ALTER TABLE published_track ADD COLUMN mid TEXT NOT NULL DEFAULT '';
                 """)
         }
+        // Each room's next status-callback `SequenceNumber`, written with
+        // the records of the batch that numbered it: a restart ends the
+        // rooms it interrupted with callbacks numbered on from there
+        // (PROTOCOL.md section 6). The row goes with the room's `room-ended`.
+        migrator.registerMigration("v3: webhook sequence numbers") { db in
+            try db.execute(sql: """
+                CREATE TABLE webhook_sequence (
+                    room_sid TEXT PRIMARY KEY NOT NULL,
+                    next_number INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

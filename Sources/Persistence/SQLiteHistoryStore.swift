@@ -6,7 +6,8 @@ import Synchronization
 /// Room, participant and publication history in SQLite, the store of one
 /// node alone (PROTOCOL.md section 6): completed rooms stay readable through REST after they end
 /// and after a restart, and rooms that were in progress when the server
-/// stopped read `failed` after it (``markInterrupted(now:)``).
+/// stopped end `failed` after it, with their status callbacks
+/// (``interruptedRooms()``, ``markInterrupted(now:)``).
 ///
 /// Concurrency: `Sendable` because it holds only a GRDB `DatabaseQueue`
 /// (in memory) or `DatabasePool` (a file), which are `Sendable` and
@@ -27,7 +28,7 @@ import Synchronization
 /// operation sees that operation's records (the room service keeps only
 /// what is live, and REST reads everything else here).
 public final class SQLiteHistoryStore: HistoryStore {
-    private let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     /// Reads run on other connections than writes (a file database): they
     /// must wait for the enqueued writes first.
     private let readsBesideWrites: Bool
@@ -63,15 +64,17 @@ public final class SQLiteHistoryStore: HistoryStore {
     // MARK: - Room events
 
     /// Enqueues the history records among `events` (`roomRecord`,
-    /// `participantRecord`, `publishedTrackRecord`, `publishedTrackRemoved`;
-    /// the rest is not history) and returns at once: it never waits for the
+    /// `participantRecord`, `publishedTrackRecord`, `publishedTrackRemoved`)
+    /// and the count of their status callbacks (each room's next
+    /// `SequenceNumber`, for a restart; the rest is not history), and
+    /// returns at once: it never waits for the
     /// disk, so the room owner may call it on its own actor. They are
     /// written in order, one transaction per call; `completion` gets nil or
     /// the error that rolled the batch back. Returns false, writing nothing,
     /// when ``maxPendingBatches`` are already waiting.
     @discardableResult
     public func record(_ events: [RoomEvent], completion: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
-        let writes = events.filter(\.isHistory)
+        let writes = events.filter { $0.isHistory || $0.isStatusCallback }
         guard !writes.isEmpty else {
             completion(nil)
             return true
@@ -109,7 +112,24 @@ public final class SQLiteHistoryStore: HistoryStore {
         case .participantRecord(let participant): try save(participant: participant, db)
         case .publishedTrackRecord(let track): try save(track: track, db)
         case .publishedTrackRemoved(_, _, let track): try removeTrack(sid: track, db)
+        case .statusCallback(let callback): try count(callback, db)
         default: break
+        }
+    }
+
+    /// Keeps the room's next `SequenceNumber` as the in-memory outbox
+    /// numbers its callbacks: one each, from 0. `room-ended`, the room's
+    /// last, drops the row.
+    private static func count(_ callback: StatusCallback, _ db: Database) throws {
+        if callback.event == .roomEnded {
+            try db.execute(sql: "DELETE FROM webhook_sequence WHERE room_sid = ?", arguments: [callback.roomSID.rawValue])
+        } else {
+            try db.execute(
+                sql: """
+                    INSERT INTO webhook_sequence (room_sid, next_number) VALUES (?, 1)
+                    ON CONFLICT(room_sid) DO UPDATE SET next_number = next_number + 1
+                    """,
+                arguments: [callback.roomSID.rawValue])
         }
     }
 
@@ -345,56 +365,6 @@ public final class SQLiteHistoryStore: HistoryStore {
         }
     }
 
-    // MARK: - Restart
-
-    /// What ``markInterrupted(now:)`` changed.
-    public struct Interrupted: Sendable, Equatable {
-        /// Rooms that were `in-progress` and now read `failed`.
-        public var roomSids: [String]
-        /// Participants that were `connected`/`reconnecting` and now read `disconnected`.
-        public var participantCount: Int
-    }
-
-    /// Called once at startup, before the server takes any participant:
-    /// nothing can be live yet, so every `in-progress` room becomes `failed`
-    /// and every `connected` or `reconnecting` participant (in those rooms
-    /// or anywhere, since none can still be connected) becomes
-    /// `disconnected`, all with `end_time` = `date_updated` = `now` and
-    /// `duration` up to `now`; their publications are deleted. Completed and
-    /// failed rooms are unchanged.
-    /// One transaction: a crash halfway leaves the file as it was.
-    @discardableResult
-    public func markInterrupted(now: Date) async throws -> Interrupted {
-        let nowSeconds = StoredDate.seconds(now)
-        return try await writer.write { db in
-            let roomSids = try String.fetchAll(
-                db, sql: "SELECT sid FROM room WHERE status = 'in-progress' ORDER BY date_created, rowid")
-            try db.execute(
-                sql: """
-                    UPDATE room SET status = 'failed', end_time = ?1, date_updated = ?1,
-                        duration = MAX(0, ?1 - date_created)
-                    WHERE status = 'in-progress'
-                    """,
-                arguments: [nowSeconds])
-            // Their publications ended with them (PublishedTracks lists
-            // current publications only); before the UPDATE below, whose
-            // change count is the result.
-            try db.execute(
-                sql: """
-                    DELETE FROM published_track WHERE participant_sid IN
-                        (SELECT sid FROM participant WHERE status IN ('connected', 'reconnecting'))
-                    """)
-            try db.execute(
-                sql: """
-                    UPDATE participant SET status = 'disconnected', end_time = ?1, date_updated = ?1,
-                        duration = MAX(0, ?1 - start_time)
-                    WHERE status IN ('connected', 'reconnecting')
-                    """,
-                arguments: [nowSeconds])
-            return Interrupted(roomSids: roomSids, participantCount: db.changesCount)
-        }
-    }
-
     // MARK: - Helpers
 
     /// Fetches one page plus one row: the extra row tells whether a next
@@ -499,6 +469,10 @@ extension RoomEvent {
         case .roomRecord, .participantRecord, .publishedTrackRecord, .publishedTrackRemoved: true
         default: false
         }
+    }
+
+    var isStatusCallback: Bool {
+        if case .statusCallback = self { true } else { false }
     }
 }
 

@@ -14,11 +14,13 @@ import Rooms
 /// order (it queues them itself), so a REST read that follows a room
 /// operation finds its records: the room service keeps only what is live.
 /// In a cluster a batch's status callbacks are written in the same
-/// transaction as its records, so a node that dies leaves both or neither.
+/// transaction as its records, so a node that dies leaves both or neither;
+/// on one node they go to the outbox once their records are written.
 final class RoomEventRecorder: Sendable {
     /// Where a batch's status callbacks are written.
     private enum CallbackWrites: Sendable {
-        /// Apart from the records: one node alone (SQLite, the outbox in memory).
+        /// Apart from the records, once they are written: one node alone
+        /// (SQLite, the outbox in memory).
         case apart
         /// With the records, in one transaction: a cluster (both in PostgreSQL).
         case withRecords(PostgresHistoryStore, DatabaseWebhookOutbox)
@@ -54,8 +56,8 @@ final class RoomEventRecorder: Sendable {
         let written: @Sendable ((any Error)?) -> Void = { error in
             if let error { logger.error("recording room history failed: \(error)") }
         }
-        // Status callbacks never wait, so a slow subscription read below
-        // never holds them up.
+        // Status callbacks never wait for the loop below, so a slow
+        // subscription read never holds them up.
         let callbacks = batch.compactMap { event in
             if case .statusCallback(let callback) = event { callback } else { nil }
         }
@@ -66,11 +68,19 @@ final class RoomEventRecorder: Sendable {
                 logger.error("history queue full: records of \(batch.count) events and \(callbacks.count) callback(s) not written")
             }
         case .apart:
-            if !history.record(batch, completion: written) {
-                logger.error("history queue full: records of \(batch.count) events not written")
+            // Handed to the outbox once their records (and the rooms' next
+            // `SequenceNumber`) are on disk, in batch order: a restart numbers
+            // on after every callback that may have gone out.
+            let webhooks = webhooks
+            let recorded: @Sendable ((any Error)?) -> Void = { error in
+                written(error)
+                for callback in callbacks {
+                    webhooks.enqueue(callback.webhookEvent, to: callback.url, method: callback.outboxMethod)
+                }
             }
-            for callback in callbacks {
-                webhooks.enqueue(callback.webhookEvent, to: callback.url, method: callback.outboxMethod)
+            if !history.record(batch, completion: recorded) {
+                logger.error("history queue full: records of \(batch.count) events not written")
+                recorded(nil)
             }
         }
         let rest = batch.filter(\.needsSubscriptions)

@@ -122,11 +122,13 @@ struct Serve: AsyncParsableCommand {
         }
 
         // The store first. One node alone (SQLite): rooms in progress at the
-        // last stop read `failed` now. A cluster member (PostgreSQL): the
-        // rooms of a node that stopped are a dead node's, resumed elsewhere
-        // or ended by the cluster (PROTOCOL.md section 8).
+        // last stop end `failed` below, before the node takes anyone. A
+        // cluster member (PostgreSQL): the rooms of a node that stopped are a
+        // dead node's, resumed elsewhere or ended by the cluster (PROTOCOL.md
+        // section 8).
         let history: any HistoryStore
         var database: PostgresDatabase?
+        var interrupted: InterruptedRooms?
         if configuration.isCluster {
             // postgres-nio logs each failed connection attempt at info: only its warnings.
             var databaseLogger = Logger(label: "vroom.db")
@@ -138,10 +140,7 @@ struct Serve: AsyncParsableCommand {
             database = connected
         } else {
             let sqlite = try SQLiteHistoryStore(path: configuration.db)
-            let interrupted = try await sqlite.markInterrupted(now: Date())
-            if !interrupted.roomSids.isEmpty {
-                logger.notice("\(interrupted.roomSids.count) room(s) in progress at the last stop marked failed")
-            }
+            interrupted = try await InterruptedRooms(store: sqlite)
             history = sqlite
         }
         // A cluster member places rooms through the database; the node's
@@ -191,7 +190,9 @@ struct Serve: AsyncParsableCommand {
                 logger: Logger(label: "vroom.webhooks"))
             messageSubscriptions = DatabaseMessageSubscriptions(database: database)
         } else {
-            webhooks = WebhookOutbox(configuration: webhookConfiguration, logger: Logger(label: "vroom.webhooks"))
+            webhooks = WebhookOutbox(
+                configuration: webhookConfiguration, sequenceNumbers: interrupted?.callbackSequenceNumbers ?? [:],
+                logger: Logger(label: "vroom.webhooks"))
             messageSubscriptions = MessageSubscriptions()
         }
         let recorder = RoomEventRecorder(
@@ -206,6 +207,7 @@ struct Serve: AsyncParsableCommand {
             })
         let host = node.rooms
         hostBox.value = host
+        try await interrupted?.end(on: host, logger: logger)
         if let cluster {
             try? await cluster.heartbeat()
             logger.info("cluster: node \(cluster.id) at \(cluster.url)")

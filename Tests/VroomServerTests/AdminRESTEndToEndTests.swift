@@ -161,6 +161,60 @@ extension ServerProcessTests {
         #expect((failed["rooms"] as? [[String: Any]])?.map { $0["sid"] as? String } == [liveSID])
     }
 
+    /// A node killed (SIGKILL: no drain, no flush) with a participant and
+    /// its track in a room that has a `StatusCallback`: started again on the
+    /// same file, it ends the room before taking anyone, with the callbacks
+    /// a running node sends, numbered on after those sent before the kill.
+    @Test func aRoomInterruptedByAKillEndsWithItsCallbacksAfterTheRestart() async throws {
+        let (directory, db) = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let receiver = try CallbackReceiver()
+        defer { receiver.stop() }
+        let callback = "http://127.0.0.1:\(receiver.port)/status"
+
+        let first = try Server(db: db)
+        defer { first.stop() }
+        let (created, room) = try await first.rest("POST", "/v1/Rooms", form: ["UniqueName": "killed", "StatusCallback": callback])
+        #expect(created == 201)
+        let roomSID = try #require(room["sid"] as? String)
+        let alice = try first.client("alice")
+        _ = try await join(alice, room: "killed")
+        try await SignalingEndToEndTests().publish(alice, name: "mic")
+        let before = try await WebhookEndToEndTests.waitForAccepted(receiver, count: 3)
+        #expect(before.map { $0.parameter("StatusCallbackEvent") } == ["room-created", "participant-connected", "track-added"])
+        first.running.kill9()
+        #expect(first.running.waitForExit(seconds: 10))
+        await alice.close()
+
+        let second = try Server(db: db)
+        defer { second.stop() }
+        let all = try await WebhookEndToEndTests.waitForAccepted(receiver, count: 6)
+        #expect(all.map { $0.parameter("StatusCallbackEvent") } == [
+            "room-created", "participant-connected", "track-added",
+            "track-removed", "participant-disconnected", "room-ended",
+        ])
+        #expect(all.map { $0.parameter("SequenceNumber") } == ["0", "1", "2", "3", "4", "5"])
+        let ending = all.dropFirst(3)
+        #expect(ending.allSatisfy { $0.parameter("RoomSid") == roomSID }, "\(ending.map(\.parameters))")
+        // The room ends after its participants, as when it completes.
+        #expect(ending.map { $0.parameter("RoomStatus") } == ["in-progress", "in-progress", "failed"])
+        #expect(ending.dropFirst().first?.parameter("ParticipantStatus") == "disconnected")
+        #expect(ending.first?.parameter("TrackSid") == before.last?.parameter("TrackSid"))
+        #expect(ending.dropLast().allSatisfy { $0.parameter("ParticipantIdentity") == "alice" })
+        for request in ending {
+            #expect(request.headers["x-vroom-signature"] == WebhookEndToEndTests.signature(url: callback, parameters: request.parameters))
+        }
+        let (_, ended) = try await second.rest("GET", "/v1/Rooms/\(roomSID)")
+        #expect(ended["status"] as? String == "failed")
+        // A third start finds nothing more to end.
+        second.stop()
+        let third = try Server(db: db)
+        defer { third.stop() }
+        #expect(try await third.rest("GET", "/v1/Rooms/\(roomSID)").1["status"] as? String == "failed")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(receiver.all.count == 6)
+    }
+
     @Test func aParticipantsMessagesArePostedToItsMessageSubscription() async throws {
         let (directory, db) = try Self.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: directory) }
