@@ -30,6 +30,19 @@ final class RemoteVideoReceiver {
     /// Keep at most this many latency samples (a 10-minute run at 30 fps).
     static let latencyCapacity = 18_000
 
+    /// `frameNumbers` as ascending runs of consecutive numbers.
+    var frameNumberRanges: [ClosedRange<UInt32>] {
+        var ranges: [ClosedRange<UInt32>] = []
+        for number in frameNumbers.sorted() {
+            if let last = ranges.last, last.upperBound &+ 1 == number {
+                ranges[ranges.count - 1] = last.lowerBound...number
+            } else {
+                ranges.append(number...number)
+            }
+        }
+        return ranges
+    }
+
     init(decodes: Bool) {
         self.decodes = decodes
     }

@@ -55,7 +55,8 @@ extension RoomCore {
                     audioFrequency: frequency, nacksSent: track.nacksSent,
                     keyframeRequestsSent: track.keyframeRequestsSent, freezeCount: video?.freezes.freezes ?? 0,
                     totalFreezesDurationMilliseconds: video.map { Double($0.freezes.totalFreezeDuration.components.attoseconds) / 1e15
-                        + Double($0.freezes.totalFreezeDuration.components.seconds) * 1000 } ?? 0))
+                        + Double($0.freezes.totalFreezeDuration.components.seconds) * 1000 } ?? 0,
+                    frameNumberRanges: video?.frameNumberRanges ?? []))
         }
         let statistics = RoomStatistics(
             localTracks: localTracks, remoteTracks: remoteTracks, roundTripTimeMilliseconds: media?.roundTripTime.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },

@@ -76,4 +76,8 @@ public struct RemoteTrackStatistics: Sendable {
     /// 150 ms), WebRTC's `freezeCount`; and their total length.
     public var freezeCount: Int = 0
     public var totalFreezesDurationMilliseconds: Double = 0
+    /// Video: the frame numbers read (`frameNumbersRead` of them), as
+    /// ascending runs without gaps between them: which frames arrived, so a
+    /// reader can count those sent before a given moment.
+    public var frameNumberRanges: [ClosedRange<UInt32>] = []
 }

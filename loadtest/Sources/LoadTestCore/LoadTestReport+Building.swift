@@ -92,10 +92,12 @@ extension LoadTestReport {
                     if receiver.decodesVideo && sent.kind == "video" {
                         latency.record(milliseconds: Array(end.latencyMilliseconds.dropFirst(begin?.latencyMilliseconds.count ?? 0)))
                         let expected = max(0, sent.framesSent - Int(end.firstFrameNumber ?? 0))
+                        let read = end.frameNumberRanges.isEmpty
+                            ? end.frameNumbersRead : Self.framesRead(end.frameNumberRanges, before: sent.framesSent)
                         sampled.append(SampledReceiver(
-                            subscriber: receiver.identity, framesDecoded: end.framesDecoded, frameNumbersRead: end.frameNumbersRead,
+                            subscriber: receiver.identity, framesDecoded: end.framesDecoded, frameNumbersRead: read,
                             firstFrameNumber: end.firstFrameNumber, framesExpected: expected,
-                            frameRatio: expected > 0 ? Double(end.frameNumbersRead) / Double(expected) : nil))
+                            frameRatio: expected > 0 ? Double(read) / Double(expected) : nil))
                     }
                 }
                 out.append(Track(
@@ -109,6 +111,17 @@ extension LoadTestReport {
             }
         }
         return out.sorted { ($0.room, $0.publisher, $0.kind) < ($1.room, $1.publisher, $1.kind) }
+    }
+
+    /// How many of the frame numbers in `ranges` are below `framesSent`:
+    /// the frames read among those sent by the publisher's snapshot (taken
+    /// before its receivers'), not those sent after it.
+    static func framesRead(_ ranges: [ClosedRange<UInt32>], before framesSent: Int) -> Int {
+        guard framesSent > 0 else { return 0 }
+        let last = UInt32(clamping: framesSent - 1)
+        return ranges.reduce(0) { count, range in
+            range.lowerBound > last ? count : count + Int(min(range.upperBound, last) - range.lowerBound) + 1
+        }
     }
 
     /// Latency samples of the window, per decoding receiver of a video track.

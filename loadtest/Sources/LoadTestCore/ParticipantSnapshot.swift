@@ -102,6 +102,10 @@ public struct ParticipantSnapshot: Sendable, Equatable, Codable {
         public var frameNumbersRead: Int
         public var firstFrameNumber: UInt32?
         public var lastFrameNumber: UInt32?
+        /// The frame numbers read, as ascending runs (the SDK's
+        /// `frameNumberRanges`): the report counts those its publisher had
+        /// sent when it was read, so a frame still in flight is not lost.
+        public var frameNumberRanges: [ClosedRange<UInt32>]
         /// Capture-to-decode latency of each decoded frame, oldest first.
         public var latencyMilliseconds: [Double]
         public var nacksSent: Int
@@ -114,9 +118,11 @@ public struct ParticipantSnapshot: Sendable, Equatable, Codable {
         public init(
             trackSid: String, kind: String, packetsReceived: Int, bytesReceived: Int, packetsLost: Int,
             framesReceived: Int = 0, framesDecoded: Int = 0, frameNumbersRead: Int = 0,
-            firstFrameNumber: UInt32? = nil, lastFrameNumber: UInt32? = nil, latencyMilliseconds: [Double] = [],
-            nacksSent: Int = 0, keyframeRequestsSent: Int = 0, decodedSizes: [DecodedSize] = [], freezeCount: Int = 0
+            firstFrameNumber: UInt32? = nil, lastFrameNumber: UInt32? = nil, frameNumberRanges: [ClosedRange<UInt32>] = [],
+            latencyMilliseconds: [Double] = [], nacksSent: Int = 0, keyframeRequestsSent: Int = 0,
+            decodedSizes: [DecodedSize] = [], freezeCount: Int = 0
         ) {
+            self.frameNumberRanges = frameNumberRanges
             self.freezeCount = freezeCount
             self.decodedSizes = decodedSizes
             self.trackSid = trackSid

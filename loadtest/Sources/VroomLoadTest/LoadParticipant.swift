@@ -181,6 +181,7 @@ actor LoadParticipant {
                     bytesReceived: $0.bytesReceived, packetsLost: $0.packetsLost, framesReceived: $0.framesReceived,
                     framesDecoded: $0.framesDecoded, frameNumbersRead: $0.frameNumbersRead,
                     firstFrameNumber: $0.firstFrameNumber, lastFrameNumber: $0.lastFrameNumber,
+                    frameNumberRanges: $0.frameNumberRanges,
                     latencyMilliseconds: $0.latencyMilliseconds, nacksSent: $0.nacksSent,
                     keyframeRequestsSent: $0.keyframeRequestsSent,
                     decodedSizes: $0.decodedSizeChanges.map { change in

@@ -95,6 +95,24 @@ import Testing
         #expect(video.framesSent == 310)
     }
 
+    /// With the frame numbers read as ranges, only those below the frames
+    /// its publisher had sent count: one read after the publisher's
+    /// snapshot is not counted, and a gap is missing.
+    @Test func framesReadAfterThePublishersSnapshotDoNotCount() throws {
+        var observations = try Self.observations()
+        let s0 = try #require(observations.windowEnd.firstIndex { $0.identity == "s0-r0" })
+        // 10...199 and 210...320: 190 + 100 below the 310 sent (0...309), 11 past them.
+        observations.windowEnd[s0].received[0].frameNumberRanges = [10...199, 210...320]
+        let video = try #require(LoadTestReport(observations: observations).tracks.first { $0.kind == "video" })
+        let sampled = try #require(video.sampled.first)
+        #expect(sampled.frameNumbersRead == 290)
+        #expect(sampled.framesExpected == 300)
+        #expect(sampled.frameRatio == 290.0 / 300)
+        #expect(LoadTestReport.framesRead([0...5, 7...7, 9...20], before: 8) == 7)
+        #expect(LoadTestReport.framesRead([3...4], before: 0) == 0)
+        #expect(LoadTestReport.framesRead([8...9], before: 8) == 0)
+    }
+
     @Test func serverCountsCPUAndClientTotals() throws {
         let report = LoadTestReport(observations: try Self.observations())
         #expect(report.server.counts?.packetsForwarded == 20_000)
