@@ -98,11 +98,12 @@ public final class SQLiteHistoryStore: HistoryStore {
         return true
     }
 
-    /// Waits until every batch enqueued before this call is written. Reads
-    /// call it first (GRDB's writer runs its work in the order it was
-    /// enqueued, so an empty write queued now runs after them).
+    /// Waits until every batch enqueued before this call is written (and
+    /// its completion called). Reads call it first (GRDB's writer runs its
+    /// work in the order it was enqueued, so an empty write queued now runs
+    /// after them); so does a stopping server, whose callbacks go to the
+    /// outbox in those completions.
     public func caughtUp() async throws {
-        guard readsBesideWrites else { return }  // one queue: reads already wait
         try await writer.writeWithoutTransaction { _ in }
     }
 

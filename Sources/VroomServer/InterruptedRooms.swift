@@ -4,13 +4,14 @@ import Node
 import Persistence
 import Rooms
 
-/// The rooms a node alone had in progress when it last stopped (a crash, a
-/// kill, or a stop that did not wait for them), read from its SQLite file
-/// at start. Nobody can resume them (their sessions lived in memory), so
-/// they end `failed` before the node takes anyone, as a dead cluster
-/// node's rooms do (PROTOCOL.md sections 6 and 8): each participant
-/// `participant-disconnected`, its publications `track-removed`, then
-/// `room-ended`, numbered on after the callbacks sent before the stop.
+/// The rooms a node alone had in progress when it last stopped (a crash or
+/// a kill), read from its SQLite file at start. Nobody can resume them
+/// (their sessions lived in memory), so they end `failed` before the node
+/// takes anyone, as a dead cluster node's rooms do (PROTOCOL.md sections 6
+/// and 8): each participant `participant-disconnected`, its publications
+/// `track-removed`, then `room-ended`, numbered on after the callbacks sent
+/// before the stop. A node that stops gracefully ends them itself
+/// (``end(inProgressOn:logger:)``).
 struct InterruptedRooms {
     private let store: SQLiteHistoryStore
     private let rooms: [RoomSnapshot]
@@ -43,5 +44,17 @@ struct InterruptedRooms {
             logger.notice(
                 "\(rooms.count) room(s) in progress at the last stop ended failed, \(left.roomSids.count) more marked failed without callbacks")
         }
+    }
+
+    /// A node alone that stops with rooms in progress (its drain timed out,
+    /// or a second signal ended it) ends them the same way, at its stop.
+    static func end(inProgressOn host: RoomHost, logger: Logger) async {
+        let ended = await host.perform { (service: inout RoomService, now) -> RoomOutcome<Int> in
+            let rooms = service.allRooms().filter { $0.status == .inProgress }
+            var events: [RoomEvent] = []
+            for room in rooms { events += service.fail(room: room.sid, now: now) }
+            return RoomOutcome(value: rooms.count, events: events)
+        }
+        if ended > 0 { logger.notice("stopping: \(ended) room(s) in progress ended failed") }
     }
 }

@@ -105,11 +105,17 @@ final class RoomEventRecorder: Sendable {
 
     /// Waits until the status callbacks queued so far are in the database
     /// (or `limit` passed): a drained node's last callbacks of a room go in
-    /// before the room's new owner numbers on after them.
+    /// before the room's new owner numbers on after them. One node alone:
+    /// until they are in the outbox, which gets them once their records are
+    /// written (a local file, so without a limit).
     func callbacksWritten(within limit: Duration) async {
-        guard case .withRecords(let postgres, let outbox) = callbackWrites else { return }
-        await postgres.caughtUp(within: limit)
-        await outbox.written(within: limit)
+        switch callbackWrites {
+        case .withRecords(let postgres, let outbox):
+            await postgres.caughtUp(within: limit)
+            await outbox.written(within: limit)
+        case .apart:
+            try? await history.caughtUp()
+        }
     }
 
     private func deliver(_ event: RoomEvent) async {

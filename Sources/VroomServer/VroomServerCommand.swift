@@ -329,6 +329,10 @@ struct Serve: AsyncParsableCommand {
         terminationWatch.cancel()
         heartbeats?.cancel()
         relayedActions?.cancel()
+        // One node alone: what is still in progress ends now, `failed`, with
+        // its callbacks (delivered in the outbox's grace period below),
+        // rather than at the next start, if there is one.
+        if cluster == nil { await InterruptedRooms.end(inProgressOn: host, logger: logger) }
         recorder.finish()
         await recording.value
         mediaEventInput.finish()
@@ -337,7 +341,8 @@ struct Serve: AsyncParsableCommand {
         logger.info("media totals: \(totals)")
         await plane.stop()
         // Status callbacks written with their records reach the outbox's
-        // table first, so this node still delivers them in its grace period.
+        // table (in a cluster) or the outbox (one node) first, so this node
+        // still delivers them in its grace period.
         await recorder.callbacksWritten(within: .seconds(5))
         await webhooks.shutdown(gracePeriod: .seconds(5))
         if let postgres = history as? PostgresHistoryStore { await postgres.close() }

@@ -161,6 +161,33 @@ extension ServerProcessTests {
         #expect((failed["rooms"] as? [[String: Any]])?.map { $0["sid"] as? String } == [liveSID])
     }
 
+    /// A server on `db` with room `name` (its `StatusCallback` on `receiver`),
+    /// alice in it with an audio track, and the 3 callbacks of that delivered.
+    func roomWithATrack(_ name: String, db: URL, receiver: CallbackReceiver, callback: String) async throws
+        -> (server: Server, roomSID: String, alice: SignalingClient, before: [CallbackReceiver.Request])
+    {
+        let server = try Server(db: db)
+        let (created, room) = try await server.rest("POST", "/v1/Rooms", form: ["UniqueName": name, "StatusCallback": callback])
+        #expect(created == 201)
+        let roomSID = try #require(room["sid"] as? String)
+        let alice = try server.client("alice")
+        _ = try await join(alice, room: name)
+        try await SignalingEndToEndTests().publish(alice, name: "mic")
+        let before = try await WebhookEndToEndTests.waitForAccepted(receiver, count: 3)
+        #expect(before.map { $0.parameter("StatusCallbackEvent") } == ["room-created", "participant-connected", "track-added"])
+        return (server, roomSID, alice, before)
+    }
+
+    /// The room's callbacks after it ended with alice and her track in it:
+    /// the 3 of `roomWithATrack`, then its end, numbered on.
+    static func checkEndedWithTheTrack(_ all: [CallbackReceiver.Request]) {
+        #expect(all.map { $0.parameter("StatusCallbackEvent") } == [
+            "room-created", "participant-connected", "track-added",
+            "track-removed", "participant-disconnected", "room-ended",
+        ])
+        #expect(all.map { $0.parameter("SequenceNumber") } == ["0", "1", "2", "3", "4", "5"])
+    }
+
     /// A node killed (SIGKILL: no drain, no flush) with a participant and
     /// its track in a room that has a `StatusCallback`: started again on the
     /// same file, it ends the room before taking anyone, with the callbacks
@@ -172,16 +199,8 @@ extension ServerProcessTests {
         defer { receiver.stop() }
         let callback = "http://127.0.0.1:\(receiver.port)/status"
 
-        let first = try Server(db: db)
+        let (first, roomSID, alice, before) = try await roomWithATrack("killed", db: db, receiver: receiver, callback: callback)
         defer { first.stop() }
-        let (created, room) = try await first.rest("POST", "/v1/Rooms", form: ["UniqueName": "killed", "StatusCallback": callback])
-        #expect(created == 201)
-        let roomSID = try #require(room["sid"] as? String)
-        let alice = try first.client("alice")
-        _ = try await join(alice, room: "killed")
-        try await SignalingEndToEndTests().publish(alice, name: "mic")
-        let before = try await WebhookEndToEndTests.waitForAccepted(receiver, count: 3)
-        #expect(before.map { $0.parameter("StatusCallbackEvent") } == ["room-created", "participant-connected", "track-added"])
         first.running.kill9()
         #expect(first.running.waitForExit(seconds: 10))
         await alice.close()
@@ -189,11 +208,7 @@ extension ServerProcessTests {
         let second = try Server(db: db)
         defer { second.stop() }
         let all = try await WebhookEndToEndTests.waitForAccepted(receiver, count: 6)
-        #expect(all.map { $0.parameter("StatusCallbackEvent") } == [
-            "room-created", "participant-connected", "track-added",
-            "track-removed", "participant-disconnected", "room-ended",
-        ])
-        #expect(all.map { $0.parameter("SequenceNumber") } == ["0", "1", "2", "3", "4", "5"])
+        Self.checkEndedWithTheTrack(all)
         let ending = all.dropFirst(3)
         #expect(ending.allSatisfy { $0.parameter("RoomSid") == roomSID }, "\(ending.map(\.parameters))")
         // The room ends after its participants, as when it completes.
@@ -211,6 +226,34 @@ extension ServerProcessTests {
         let third = try Server(db: db)
         defer { third.stop() }
         #expect(try await third.rest("GET", "/v1/Rooms/\(roomSID)").1["status"] as? String == "failed")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(receiver.all.count == 6)
+    }
+
+    /// A node stopped with SIGTERM while a participant stays (the second
+    /// SIGTERM, a second later, ends the drain's wait): it ends the room
+    /// itself, `failed`, and delivers the callbacks before it exits. The
+    /// next start has nothing left to end.
+    @Test func aNodeStoppedWithARoomInProgressEndsItWithItsCallbacksBeforeItExits() async throws {
+        let (directory, db) = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let receiver = try CallbackReceiver()
+        defer { receiver.stop() }
+        let callback = "http://127.0.0.1:\(receiver.port)/status"
+
+        let (first, roomSID, alice, _) = try await roomWithATrack("stopped", db: db, receiver: receiver, callback: callback)
+        first.stop()
+        #expect(first.running.process.terminationStatus == 0)
+        // Delivered before the process exited: no waiting here.
+        let all = receiver.all
+        Self.checkEndedWithTheTrack(all)
+        #expect(all.last?.parameter("RoomStatus") == "failed")
+        await alice.close()
+
+        let second = try Server(db: db)
+        defer { second.stop() }
+        let (_, ended) = try await second.rest("GET", "/v1/Rooms/\(roomSID)")
+        #expect(ended["status"] as? String == "failed")
         try await Task.sleep(for: .milliseconds(500))
         #expect(receiver.all.count == 6)
     }
