@@ -29,9 +29,6 @@ import Synchronization
 /// what is live, and REST reads everything else here).
 public final class SQLiteHistoryStore: HistoryStore {
     let writer: any DatabaseWriter
-    /// Reads run on other connections than writes (a file database): they
-    /// must wait for the enqueued writes first.
-    private let readsBesideWrites: Bool
     /// Batches given to ``record(_:completion:)`` not yet written.
     private let pendingBatches = Atomic<Int>(0)
 
@@ -53,10 +50,8 @@ public final class SQLiteHistoryStore: HistoryStore {
         self.path = path
         if path == ":memory:" {
             writer = try DatabaseQueue()
-            readsBesideWrites = false
         } else {
             writer = try DatabasePool(path: path)
-            readsBesideWrites = true
         }
         try HistorySchema.migrator.migrate(writer)
     }

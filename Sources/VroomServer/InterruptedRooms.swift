@@ -8,9 +8,9 @@ import Rooms
 /// a kill), read from its SQLite file at start. Nobody can resume them
 /// (their sessions lived in memory), so they end `failed` before the node
 /// takes anyone, as a dead cluster node's rooms do (PROTOCOL.md sections 6
-/// and 8): each participant `participant-disconnected`, its publications
-/// `track-removed`, then `room-ended`, numbered on after the callbacks sent
-/// before the stop. A node that stops gracefully ends them itself
+/// and 8): for each participant `track-removed` for its publications, then
+/// `participant-disconnected`; then `room-ended`, numbered on after the
+/// callbacks sent before the stop. A node that stops gracefully ends them itself
 /// (``end(inProgressOn:logger:)``).
 struct InterruptedRooms {
     private let store: SQLiteHistoryStore

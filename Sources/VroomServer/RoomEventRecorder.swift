@@ -70,17 +70,22 @@ final class RoomEventRecorder: Sendable {
         case .apart:
             // Handed to the outbox once their records (and the rooms' next
             // `SequenceNumber`) are on disk, in batch order: a restart numbers
-            // on after every callback that may have gone out.
+            // on after every callback that may have gone out. A batch the
+            // store refuses or rolls back loses its callbacks with its
+            // records, as in a cluster: sent, they would overtake the
+            // batches still queued, or repeat numbers after a restart.
             let webhooks = webhooks
             let recorded: @Sendable ((any Error)?) -> Void = { error in
-                written(error)
+                if let error {
+                    logger.error("recording room history failed: \(error); \(callbacks.count) callback(s) not sent")
+                    return
+                }
                 for callback in callbacks {
                     webhooks.enqueue(callback.webhookEvent, to: callback.url, method: callback.outboxMethod)
                 }
             }
             if !history.record(batch, completion: recorded) {
-                logger.error("history queue full: records of \(batch.count) events not written")
-                recorded(nil)
+                logger.error("history queue full: records of \(batch.count) events and \(callbacks.count) callback(s) not written")
             }
         }
         let rest = batch.filter(\.needsSubscriptions)
@@ -107,14 +112,21 @@ final class RoomEventRecorder: Sendable {
     /// (or `limit` passed): a drained node's last callbacks of a room go in
     /// before the room's new owner numbers on after them. One node alone:
     /// until they are in the outbox, which gets them once their records are
-    /// written (a local file, so without a limit).
+    /// written.
     func callbacksWritten(within limit: Duration) async {
         switch callbackWrites {
         case .withRecords(let postgres, let outbox):
             await postgres.caughtUp(within: limit)
             await outbox.written(within: limit)
         case .apart:
-            try? await history.caughtUp()
+            // Bounded all the same: a stalled disk must not hold the stop.
+            let history = history
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await history.caughtUp() }
+                group.addTask { try? await Task.sleep(for: limit) }
+                await group.next()
+                group.cancelAll()
+            }
         }
     }
 
@@ -143,8 +155,8 @@ final class RoomEventRecorder: Sendable {
 extension RoomEvent {
     /// Handled by the recorder's loop, which reads or changes message
     /// subscriptions (in the database, in a cluster); status callbacks go
-    /// to the outbox at once, history records to the store and media
-    /// events to the media plane.
+    /// with their history records (written with them in a cluster, to the
+    /// outbox once written on one node), media events to the media plane.
     var needsSubscriptions: Bool {
         switch self {
         case .messageSent, .participantRemoved: true

@@ -22,7 +22,9 @@ import Testing
 
     private static func write(_ events: [RoomEvent], to store: SQLiteHistoryStore) async throws {
         let error: (any Error)? = await withCheckedContinuation { written in
-            #expect(store.record(events) { written.resume(returning: $0) })
+            let queued = store.record(events) { written.resume(returning: $0) }
+            #expect(queued)
+            if !queued { written.resume(returning: nil) }
         }
         if let error { throw error }
     }
