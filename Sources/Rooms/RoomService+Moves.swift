@@ -94,4 +94,12 @@ extension RoomService {
         endRoom(sid, status: .failed, participantsEnd: .reconnectWindowExpired, at: now, events: &events)
         return events
     }
+
+    /// Ends a room of a node that is gone without taking it over first:
+    /// `adopt`, then `fail`, with the events of both. A cluster member does
+    /// this for a dead node's room nobody resumed; a node alone for the
+    /// rooms its last run left in progress.
+    public mutating func fail(_ snapshot: RoomSnapshot, now: Date) throws(RoomError) -> [RoomEvent] {
+        try adopt(snapshot, now: now) + fail(room: snapshot.room.sid, now: now)
+    }
 }

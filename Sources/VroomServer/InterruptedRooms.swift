@@ -31,7 +31,7 @@ struct InterruptedRooms {
         for snapshot in rooms {
             do throws(RoomError) {
                 try await host.perform { (service: inout RoomService, now) throws(RoomError) in
-                    try service.adopt(snapshot, now: now) + service.fail(room: snapshot.room.sid, now: now)
+                    try service.fail(snapshot, now: now)
                 }
             } catch {
                 logger.warning("cannot end room \(snapshot.room.uniqueName) of the last run: \(error)")

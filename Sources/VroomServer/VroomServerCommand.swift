@@ -172,7 +172,7 @@ struct Serve: AsyncParsableCommand {
             } fail: { snapshot in
                 do throws(RoomError) {
                     try await hostBox.value?.perform { (service: inout RoomService, now) throws(RoomError) in
-                        try service.adopt(snapshot, now: now) + service.fail(room: snapshot.room.sid, now: now)
+                        try service.fail(snapshot, now: now)
                     }
                 } catch {
                     logger.warning("cluster: cannot end room \(snapshot.room.uniqueName) of a dead node: \(error)")

@@ -70,7 +70,7 @@ import Testing
         let now = start.addingTimeInterval(60)
         var ending: [RoomEvent] = []
         for snapshot in snapshots {
-            ending += try restarted.adopt(snapshot, now: now) + restarted.fail(room: snapshot.room.sid, now: now)
+            ending += try restarted.fail(snapshot, now: now)
         }
         #expect(Self.callbacks(ending).map(\.event) == [.trackRemoved, .participantDisconnected, .roomEnded])
         try await Self.write(ending, to: reopened)
